@@ -1,0 +1,1 @@
+"""Learning rules: losses, targets and priorities as pure functions of tensors."""

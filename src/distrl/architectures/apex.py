@@ -1,0 +1,87 @@
+"""Ape-X DQN (Horgan et al. 2018) as a wiring: N epsilon-greedy actors feed one prioritized
+replay; one learner trains n-step double-Q on a dueling network and is the actors' parameter source.
+
+This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from gymnasium import spaces
+
+from distrl.checkpoint import param_shapes
+from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
+from distrl.components.evaluator import Evaluator
+from distrl.components.learner import DQNLearner
+from distrl.config import ApexConfig
+from distrl.envs import is_atari, make_env
+from distrl.errors import ConfigError
+from distrl.nets import make_q_network
+from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
+
+
+class Apex:
+    def __init__(self, cfg: ApexConfig):
+        self.cfg = cfg
+        probe = make_env(cfg.env, "eval")
+        try:
+            if not isinstance(probe.action_space, spaces.Discrete):
+                raise ConfigError(f"apex needs a discrete action space, but {cfg.env} has "
+                                  f"{type(probe.action_space).__name__}: use a discrete env such as "
+                                  "CartPole-v1 or ALE/Pong-v5")
+            self.obs_shape = tuple(probe.observation_space.shape)
+            self.num_actions = int(probe.action_space.n)
+        finally:
+            probe.close()
+        self.atari = is_atari(cfg.env)
+        self.frame_skip = 4 if self.atari else 1  # frames are emulator frames, as in the papers
+        seeds = np.random.SeedSequence(cfg.seed)
+        self._seeds = [int(s.generate_state(1)[0]) for s in seeds.spawn(cfg.actors + 3)]
+
+    def make_net(self) -> torch.nn.Module:
+        torch.manual_seed(self._seeds[-1])
+        return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
+                              hidden=self.cfg.net.hidden)
+
+    def make_replay(self) -> ReplayTable:
+        r = self.cfg.replay
+        compress = ("obs", "next_obs") if r.compress and len(self.obs_shape) == 3 else ()
+        return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
+                           remover=FifoRemover(), seed=self._seeds[-2], compress=compress)
+
+    def make_learner(self, device: str = "cpu") -> DQNLearner:
+        return DQNLearner(self.make_net(), self.cfg.learner, device=device)
+
+    def actor_epsilons(self, index: int) -> list[float]:
+        """Each env of each actor gets its own eps_i over all N * envs_per_actor envs."""
+        k = self.cfg.actor.envs_per_actor
+        eps = apex_epsilons(self.cfg.actors * k, self.cfg.actor.epsilon_base, self.cfg.actor.epsilon_alpha)
+        return eps[index * k:(index + 1) * k]
+
+    def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> Actor:
+        cfg, seed = self.cfg, self._seeds[index]
+        cap = cfg.actor.max_episode_frames if self.atari else None
+        k = cfg.actor.envs_per_actor
+
+        def env_fn(j: int):
+            return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)
+
+        return Actor(env_fn, self.make_net(), self.actor_epsilons(index), sink=sink, source=source,
+                     n_step=cfg.learner.n_step, gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
+                     pull_every=cfg.actor.pull_every, frame_skip=self.frame_skip, seed=seed + k)
+
+    def make_evaluator(self, episodes: int | None = None) -> Evaluator:
+        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
+                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-3])
+
+    def learner_step(self, replay: ReplayTable, learner: DQNLearner, sampled=None) -> dict[str, float]:
+        """Sample (or take a prefetched sample), train, write back priorities, trim on schedule."""
+        keys, batch, weights = sampled if sampled is not None else replay.sample(self.cfg.learner.batch_size)
+        metrics, priorities = learner.step(batch, weights)
+        replay.update_priorities(keys, priorities)
+        if learner.updates % self.cfg.replay.trim_every == 0:
+            replay.trim()
+        return metrics
+
+    def checkpoint_meta(self, learner: DQNLearner) -> dict:
+        return {"architecture": "apex", "env": self.cfg.env, "shapes": param_shapes(learner.online.state_dict())}

@@ -1,0 +1,117 @@
+"""`distrl train | presets`: user errors end as one line on stderr and exit code 2, no traceback."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from distrl import config as C
+from distrl.errors import DistrlError
+
+EXIT_USER_ERROR = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse prints usage + message; we print one line
+        raise DistrlError(f"{message} (see `{self.prog} --help`)")
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--set expects key=value, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="distrl", description="Distributed deep RL: Ape-X, Gorila, A3C, BA3C.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    train = sub.add_parser("train", help="train an agent")
+    train.add_argument("architecture", help=f"one of: {', '.join(C.ARCHITECTURES)}")
+    train.add_argument("--env", help="Gymnasium id, e.g. CartPole-v1 or ALE/Pong-v5")
+    train.add_argument("--preset", help="named hyperparameters (see `distrl presets`); default by env")
+    train.add_argument("--runtime", help="inline (one process) or ray")
+    train.add_argument("--actors", type=int, help="number of actors")
+    train.add_argument("--max-frames", type=int, help="stop after this many environment frames")
+    train.add_argument("--seed", type=int, help="random seed")
+    train.add_argument("--run-dir", help="where config, metrics, checkpoints and summary go")
+    train.add_argument("--set", dest="overrides", action="append", type=_key_value, default=[],
+                       metavar="KEY=VALUE", help="override any config key, e.g. learner.lr=1e-4")
+    train.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest checkpoint")
+    train.add_argument("--overwrite", action="store_true", help="replace a run already in --run-dir")
+    train.add_argument("--quiet", action="store_true", help="no live progress display")
+    sub.add_parser("presets", help="list presets and their sources")
+    return parser
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, object]:
+    values: dict[str, object] = dict(args.overrides)
+    for flag, key in (("runtime", "runtime"), ("actors", "actors"), ("max_frames", "max_frames"),
+                      ("seed", "seed"), ("run_dir", "run_dir")):
+        if getattr(args, flag) is not None:
+            values[key] = getattr(args, flag)
+    return values
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from distrl.training import load_run_config, train
+
+    if args.resume:
+        cfg = load_run_config(Path(args.resume))
+        if args.architecture != cfg.architecture:
+            raise DistrlError(f"{args.resume} holds an {cfg.architecture!r} run, not {args.architecture!r}: "
+                              f"use `distrl train {cfg.architecture} --resume {args.resume}`")
+        cfg.run_dir = args.resume
+        for key, value in _overrides(args).items():
+            C.set_value(cfg, key, value)
+        C.validate(cfg)
+        print(f"resuming {args.resume}", flush=True)
+    else:
+        if not args.env:
+            raise DistrlError("missing --env: give a Gymnasium id such as CartPole-v1 or ALE/Pong-v5")
+        cfg = C.build_config(args.architecture, args.env, args.preset, _overrides(args))
+    summary = train(cfg, resume=bool(args.resume), overwrite=args.overwrite,
+                    live=False if args.quiet else None)
+    if summary.get("resumed_from"):
+        print(f"resumed from {summary['resumed_from']}")
+    _print_summary(summary)
+    return 0
+
+
+def _print_summary(summary: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="distrl summary", show_header=False)
+    for key in ("architecture", "env", "preset", "runtime", "seed", "actors", "frames", "updates", "wall_s",
+                "final_return_mean", "eval_return_mean", "eval_episodes", "human_normalized", "run_dir"):
+        table.add_row(key, str(summary.get(key)))
+    for key, value in summary.get("rates", {}).items():
+        table.add_row(key, f"{value:,.1f}")
+    Console().print(table)
+
+
+def cmd_presets(_: argparse.Namespace) -> int:
+    for name, (arch, source, values) in C.PRESETS.items():
+        print(f"{name:18s} {arch:8s} {source}")
+        for key, value in values.items():
+            print(f"{'':28s}{key} = {value}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return {"train": cmd_train, "presets": cmd_presets}[args.command](args)
+    except DistrlError as exc:
+        print(f"distrl: error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("distrl: interrupted; the latest checkpoint is in the run directory (continue with --resume)",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

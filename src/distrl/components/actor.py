@@ -1,0 +1,143 @@
+"""The acting component: steps environments, builds n-step transitions, sends them in batches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+from torch import nn
+
+from distrl.algos.dqn import nstep_td_priorities
+from distrl.replay.adder import NStepAdder
+
+
+class Sink(Protocol):
+    def add(self, batch: dict[str, np.ndarray], priorities: np.ndarray | None = None) -> Any: ...
+
+
+class ParameterSource(Protocol):
+    def pull(self) -> tuple[dict[str, torch.Tensor], int]: ...
+
+
+def apex_epsilons(num: int, base: float = 0.4, alpha: float = 7.0) -> list[float]:
+    """eps_i = base^(1 + alpha * i / (N - 1)), i = 0..N-1 (Ape-X, sec. 4.1); one actor gets `base`."""
+    if num == 1:
+        return [base]
+    return [base ** (1 + alpha * i / (num - 1)) for i in range(num)]
+
+
+class Actor:
+    """Epsilon-greedy acting over a local copy of a Q-network, for Ape-X DQN.
+
+    Each env has its own epsilon and n-step adder; one batched forward pass serves all envs. The
+    Q-values computed to act are kept and reused for the initial priorities, as in Ape-X
+    (appendix F): q(s_t) comes from the step that acted in s_t, q(s_{t+k}) from the next one."""
+
+    def __init__(self, make_env: Callable[[int], Any], net: nn.Module, epsilons: Sequence[float], *,
+                 sink: Sink, source: ParameterSource, n_step: int, gamma: float, flush_size: int,
+                 pull_every: int, frame_skip: int = 1, seed: int = 0):
+        self.envs = [make_env(j) for j in range(len(epsilons))]
+        self.net = net.eval()
+        self.epsilons = np.asarray(epsilons, dtype=np.float64)
+        self.sink, self.source = sink, source
+        self.adders = [NStepAdder(n_step, gamma) for _ in self.envs]
+        self.flush_size, self.pull_every, self.frame_skip = flush_size, pull_every, frame_skip
+        self.rng = np.random.default_rng(seed)
+        self.obs = [env.reset()[0] for env in self.envs]
+        self._waiting: list[list[dict]] = [[] for _ in self.envs]  # transitions awaiting q(s_{t+k})
+        self._ready: list[dict] = []
+        self.frames = self.steps = self.pulls = self.sent = self.episodes = 0
+        self.param_version = -1
+        self._frames_at_pull = 0
+        self.returns: list[float] = []  # finished episodes' unclipped returns, drained by the runtime
+        self.pull()
+
+    def pull(self) -> None:
+        params, version = self.source.pull()
+        self.net.load_state_dict(params)
+        self.param_version = version
+        self.pulls += 1
+        self._frames_at_pull = self.frames
+
+    @torch.no_grad()
+    def _q_values(self, obs: Sequence[np.ndarray]) -> np.ndarray:
+        return self.net(torch.as_tensor(np.stack(obs))).numpy()
+
+    def run(self, steps: int) -> None:
+        """Take `steps` steps in every env; flushes and pulls happen along the way."""
+        for _ in range(steps):
+            self._step()
+
+    def _step(self) -> None:
+        q = self._q_values(self.obs)
+        greedy = q.argmax(axis=1)
+        explore = self.rng.random(len(self.envs)) < self.epsilons
+        for j, env in enumerate(self.envs):
+            for t in self._waiting[j]:
+                t["next_q"] = q[j]
+            self._ready += self._waiting[j]
+            self._waiting[j] = []
+            action = int(self.rng.integers(q.shape[1])) if explore[j] else int(greedy[j])
+            next_obs, reward, terminated, truncated, info = env.step(action)
+            # A lost life ends the bootstrap (DQN's training protocol) but not the game.
+            done_for_learning = bool(terminated or info.get("life_loss", False))
+            done = terminated or truncated
+            out = self.adders[j].add(self.obs[j], action, reward, next_obs, done_for_learning, truncated, q[j])
+            if done_for_learning:
+                for t in out:
+                    t["next_q"] = np.zeros_like(q[j])
+                self._ready += out
+                self.adders[j].reset()
+            elif truncated:
+                next_q = self._q_values([next_obs])[0]
+                for t in out:
+                    t["next_q"] = next_q
+                self._ready += out
+            else:
+                self._waiting[j] = out
+            if done:
+                self.episodes += 1
+                if "episode" in info:
+                    self.returns.append(float(info["episode"]["r"]))
+                self.adders[j].reset()
+                self.obs[j], _ = env.reset()
+            else:
+                self.obs[j] = next_obs
+        self.steps += len(self.envs)
+        self.frames += len(self.envs) * self.frame_skip
+        if len(self._ready) >= self.flush_size:
+            self.flush()
+        if self.frames - self._frames_at_pull >= self.pull_every:
+            self.pull()
+
+    def flush(self) -> None:
+        """Send the buffered transitions in one batch with their |n-step TD error| priorities."""
+        if not self._ready:
+            return
+        ready, self._ready = self._ready, []
+        batch = {
+            "obs": np.stack([t["obs"] for t in ready]),
+            "action": np.asarray([t["action"] for t in ready], dtype=np.int64),
+            "reward": np.asarray([t["reward"] for t in ready], dtype=np.float32),
+            "discount": np.asarray([t["discount"] for t in ready], dtype=np.float32),
+            "next_obs": np.stack([t["next_obs"] for t in ready]),
+        }
+        priorities = nstep_td_priorities(np.stack([t["extra"] for t in ready]), batch["action"],
+                                         batch["reward"], batch["discount"],
+                                         np.stack([t["next_q"] for t in ready]))
+        self.sink.add(batch, priorities)
+        self.sent += len(ready)
+
+    def drain_returns(self) -> list[float]:
+        out, self.returns = self.returns, []
+        return out
+
+    def counters(self) -> dict[str, float]:
+        return {"frames": self.frames, "steps": self.steps, "episodes": self.episodes,
+                "param_pulls": self.pulls, "transitions_sent": self.sent}
+
+    def close(self) -> None:
+        for env in self.envs:
+            env.close()

@@ -1,0 +1,34 @@
+"""The evaluation component: a frozen copy of the policy run under the evaluation protocol."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from distrl.envs import evaluate
+from distrl.envs.scores import human_normalized
+
+
+class Evaluator:
+    """Greedy Q-policy with a small epsilon (0.001 by default) on the eval env (no-op starts on Atari)."""
+
+    def __init__(self, env_id: str, net: nn.Module, *, episodes: int = 20, epsilon: float = 0.001,
+                 seed: int = 0, max_episode_frames: int | None = None):
+        self.env_id, self.net = env_id, net.eval()
+        self.episodes, self.epsilon, self.seed = episodes, epsilon, seed
+        self.max_episode_frames = max_episode_frames
+
+    @torch.no_grad()
+    def _act(self, obs: np.ndarray) -> np.ndarray:
+        return self.net(torch.as_tensor(obs)).argmax(dim=1).numpy()
+
+    def evaluate(self, params: dict[str, torch.Tensor]) -> dict:
+        self.net.load_state_dict(params)
+        returns = evaluate(self.env_id, self._act, self.episodes, epsilon=self.epsilon, seed=self.seed,
+                           max_episode_frames=self.max_episode_frames)
+        mean = float(np.mean(returns)) if returns else float("nan")
+        return {"returns": [float(r) for r in returns], "mean": mean,
+                "std": float(np.std(returns)) if returns else float("nan"),
+                "episodes": len(returns), "epsilon": self.epsilon,
+                "human_normalized": human_normalized(self.env_id, mean) if returns else None}

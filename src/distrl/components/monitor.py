@@ -1,0 +1,123 @@
+"""Counters from every component turned into rates, written to metrics.csv and TensorBoard,
+and shown live (rich) when stdout is a terminal."""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+import time
+from collections import deque
+from pathlib import Path
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+# counter name -> rate column: the figures DESIGN.md names (frames/s, inserts/s, ...).
+RATE_NAMES = {
+    "actors/frames": "env_frames_per_s",
+    "replay/inserts": "replay_inserts_per_s",
+    "replay/samples": "replay_samples_per_s",
+    "learner/updates": "learner_updates_per_s",
+    "actors/param_pulls": "param_pulls_per_s",
+}
+
+
+class Monitor:
+    def __init__(self, run_dir: Path, *, live: bool | None = None, tensorboard: bool = True):
+        self.run_dir = Path(run_dir)
+        self.console = Console(stderr=False)
+        self.live_enabled = self.console.is_terminal if live is None else live
+        self.returns: deque[float] = deque(maxlen=100)
+        self.episodes = 0
+        self._start = time.perf_counter()
+        self._first: tuple[float, dict[str, float]] | None = None
+        self._last: tuple[float, dict[str, float]] | None = None
+        self._csv_file = None
+        self._csv: csv.DictWriter | None = None
+        self._writer = None
+        if tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
+            self._writer = SummaryWriter(str(self.run_dir / "tb"))
+        self._live: Live | None = None
+        self.row: dict[str, float] = {}
+
+    def add_returns(self, returns: list[float]) -> None:
+        self.returns.extend(returns)
+        self.episodes += len(returns)
+
+    def return_mean(self) -> float:
+        return float(sum(self.returns) / len(self.returns)) if self.returns else math.nan
+
+    def wall_s(self) -> float:
+        return time.perf_counter() - self._start
+
+    def log(self, counters: dict[str, float], extra: dict[str, float] | None = None) -> dict[str, float]:
+        """Write one row: wall_s, frames, updates, mean return, gauges and rates since the last row."""
+        now = self.wall_s()
+        if self._first is None:
+            self._first = (0.0, {k: 0.0 for k in counters})
+        prev_t, prev = self._last or self._first
+        dt = max(now - prev_t, 1e-9)
+        row = {"wall_s": round(now, 3), "frames": counters.get("actors/frames", 0),
+               "updates": counters.get("learner/updates", 0), "episode_return_mean": self.return_mean(),
+               "episodes": self.episodes}
+        row.update(extra or {})
+        for key, name in RATE_NAMES.items():
+            if key in counters:
+                row[name] = (counters[key] - prev.get(key, 0.0)) / dt
+        self._last = (now, dict(counters))
+        self._write(row)
+        self.row = row
+        self._show(row)
+        return row
+
+    def overall_rates(self) -> dict[str, float]:
+        """Rates averaged over the whole run, for summary.json."""
+        if self._last is None or self._last[0] <= 0:
+            return {}
+        t, counters = self._last
+        return {name: counters[key] / t for key, name in RATE_NAMES.items() if key in counters}
+
+    def _write(self, row: dict[str, float]) -> None:
+        if self._csv is None:
+            self._csv_file = open(self.run_dir / "metrics.csv", "a", newline="")
+            self._csv = csv.DictWriter(self._csv_file, fieldnames=list(row), extrasaction="ignore")
+            if self._csv_file.tell() == 0:
+                self._csv.writeheader()
+        self._csv.writerow(row)
+        self._csv_file.flush()
+        if self._writer is not None:
+            step = int(row["frames"])
+            for key, value in row.items():
+                if key not in ("frames", "wall_s") and isinstance(value, (int, float)) and not math.isnan(value):
+                    self._writer.add_scalar(key, value, step)
+            self._writer.flush()
+
+    def _table(self, row: dict[str, float]) -> Table:
+        table = Table(show_header=False, box=None, title=f"distrl  {self.run_dir.name}")
+        for key, value in row.items():
+            table.add_row(key, f"{value:,.1f}" if isinstance(value, float) else f"{value:,}")
+        return table
+
+    def _show(self, row: dict[str, float]) -> None:
+        if not self.live_enabled:
+            return
+        if self._live is None:
+            self._live = Live(self._table(row), console=self.console, refresh_per_second=4, transient=True)
+            self._live.start()
+        else:
+            self._live.update(self._table(row))
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+        if self._csv_file is not None:
+            self._csv_file.close()
+        if self._writer is not None:
+            self._writer.close()
+
+
+def print_line(message: str) -> None:
+    print(message, file=sys.stderr if not sys.stdout.isatty() else sys.stdout, flush=True)

@@ -1,0 +1,270 @@
+"""Dataclass configs with the papers' hyperparameters as defaults, presets, `--set` parsing, validation.
+
+A config is a tree of dataclasses; `--set a.b=v` addresses a leaf by its dotted path and the
+value is parsed by the leaf's declared type, so every key and value is checked on load."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+from distrl.errors import ConfigError
+
+RUNTIMES = ("inline", "ray")
+
+
+@dataclass
+class ActorConfig:
+    envs_per_actor: int = 1          # envs stepped together with one batched forward pass
+    epsilon_base: float = 0.4        # eps_i = epsilon_base ** (1 + epsilon_alpha * i / (N - 1))
+    epsilon_alpha: float = 7.0
+    flush_size: int = 50             # transitions per batch sent to replay (B = 50)
+    pull_every: int = 400            # frames between parameter pulls
+    max_episode_frames: int = 50_000  # training episode cap (Atari frames)
+
+
+@dataclass
+class ReplayConfig:
+    capacity: int = 2_000_000        # soft: trimmed FIFO every `trim_every` learner steps
+    alpha: float = 0.6
+    beta: float = 0.4
+    min_size: int = 50_000           # learning starts once the table holds this many
+    trim_every: int = 100
+    compress: bool = True            # zlib-compress image observations in the table
+
+
+@dataclass
+class LearnerConfig:
+    batch_size: int = 512
+    n_step: int = 3
+    gamma: float = 0.99
+    double_q: bool = True
+    loss: str = "mse"                # Ape-X: 1/2 (G - q)^2; "huber" for Nature DQN
+    optimizer: str = "rmsprop_centered"
+    lr: float = 0.00025 / 4
+    rms_decay: float = 0.95
+    rms_eps: float = 1.5e-7
+    grad_clip: float = 40.0          # global gradient-norm clip
+    target_update: int = 2500        # batches between target-network copies
+    prefetch: int = 16               # batches a background thread samples ahead (0: sample inline)
+
+
+@dataclass
+class NetConfig:
+    dueling: bool = True
+    hidden: tuple[int, ...] = (512,)  # MLP torso for vector observations (CNN for images)
+
+
+@dataclass
+class InlineConfig:
+    """How the one-process runtime interleaves components (it has no concurrency to do it for it)."""
+    actor_steps: int = 16            # env steps each actor takes per round
+    updates_per_round: int = 1       # learner batches per round once replay holds min_size
+
+
+@dataclass
+class ApexConfig:
+    architecture: str = "apex"
+    env: str = "ALE/Pong-v5"
+    preset: str = ""
+    runtime: str = "inline"
+    actors: int = 8
+    max_frames: int = 50_000_000
+    seed: int = 0
+    run_dir: str = ""
+    log_every_s: float = 5.0
+    checkpoint_every: int = 5000     # learner updates between checkpoints
+    eval_episodes: int = 20
+    eval_epsilon: float = 0.001
+    actor: ActorConfig = field(default_factory=ActorConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+    learner: LearnerConfig = field(default_factory=LearnerConfig)
+    net: NetConfig = field(default_factory=NetConfig)
+    inline: InlineConfig = field(default_factory=InlineConfig)
+
+
+ARCHITECTURES: dict[str, type] = {"apex": ApexConfig}
+
+# name -> (architecture, source, overrides). Defaults of the dataclasses are the paper's values.
+PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "apex-atari": ("apex", "Horgan et al. 2018, sec. 4.1 and appendix C (the defaults)", {}),
+    "apex-cartpole": ("apex", "distrl: small values that solve CartPole-v1 in 60k frames on one core", {
+        "actors": 4, "max_frames": 60_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "actor.pull_every": 50, "actor.flush_size": 50,
+        "replay.capacity": 100_000, "replay.min_size": 1_000, "replay.compress": False,
+        "learner.batch_size": 64, "learner.lr": 5e-4, "learner.optimizer": "adam",
+        "learner.target_update": 250, "learner.grad_clip": 10.0, "learner.loss": "huber",
+        "net.hidden": (128, 128), "inline.actor_steps": 4, "inline.updates_per_round": 4,
+    }),
+}
+
+
+def default_preset(architecture: str, env_id: str) -> str:
+    """The preset a run gets when none is named: the paper's values on Atari, small ones elsewhere."""
+    from distrl.envs import is_atari
+    return f"{architecture}-atari" if is_atari(env_id) else f"{architecture}-cartpole"
+
+
+# ---------------------------------------------------------------- building and validation
+
+def build_config(architecture: str, env: str, preset: str | None = None,
+                 overrides: dict[str, Any] | None = None) -> Any:
+    """Defaults, then the preset, then explicit overrides (already typed or strings), then checks."""
+    if architecture not in ARCHITECTURES:
+        raise ConfigError(f"unknown architecture {architecture!r}: choose one of {', '.join(ARCHITECTURES)}")
+    cfg = ARCHITECTURES[architecture]()
+    cfg.env = env
+    preset = preset or default_preset(architecture, env)
+    if preset not in PRESETS:
+        raise ConfigError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)} (see `distrl presets`)")
+    arch, _, values = PRESETS[preset]
+    if arch != architecture:
+        raise ConfigError(f"preset {preset!r} is for {arch!r}, not {architecture!r}: see `distrl presets`")
+    cfg.preset = preset
+    for key, value in {**values, **(overrides or {})}.items():
+        set_value(cfg, key, value)
+    validate(cfg)
+    return cfg
+
+
+def _fields(obj: Any) -> dict[str, dataclasses.Field]:
+    return {f.name: f for f in dataclasses.fields(obj)}
+
+
+def leaf_keys(obj: Any, prefix: str = "") -> list[str]:
+    keys = []
+    for name, f in _fields(obj).items():
+        value = getattr(obj, name)
+        keys += leaf_keys(value, f"{prefix}{name}.") if dataclasses.is_dataclass(value) else [prefix + name]
+    return keys
+
+
+def set_value(cfg: Any, key: str, value: Any) -> None:
+    path = key.split(".")
+    target = cfg
+    for part in path[:-1]:
+        sub = getattr(target, part, None) if part in _fields(target) else None
+        if not dataclasses.is_dataclass(sub):
+            raise ConfigError(f"unknown config key {key!r}: valid keys are {', '.join(leaf_keys(cfg))}")
+        target = sub
+    name = path[-1]
+    fields = _fields(target)
+    if name not in fields or dataclasses.is_dataclass(getattr(target, name)):
+        raise ConfigError(f"unknown config key {key!r}: valid keys are {', '.join(leaf_keys(cfg))}")
+    hint = typing.get_type_hints(type(target))[name]
+    setattr(target, name, parse_value(key, hint, value))
+
+
+def parse_value(key: str, hint: Any, value: Any) -> Any:
+    """Parse a string (or check a Python value) against the field's declared type."""
+    try:
+        if hint is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("true", "1", "yes", "on"):
+                return True
+            if text in ("false", "0", "no", "off"):
+                return False
+            raise ValueError
+        if hint is int:
+            if isinstance(value, bool):
+                raise ValueError
+            number = float(value) if isinstance(value, str) else value
+            if float(number) != int(number):
+                raise ValueError
+            return int(number)
+        if hint is float:
+            if isinstance(value, bool):
+                raise ValueError
+            return float(value)
+        if hint is str:
+            return str(value)
+        if typing.get_origin(hint) is tuple:
+            items = value.split(",") if isinstance(value, str) else list(value)
+            return tuple(int(str(v).strip()) for v in items if str(v).strip())
+    except (TypeError, ValueError):
+        pass
+    else:
+        raise ConfigError(f"config key {key!r} has an unsupported type {hint}")
+    name = getattr(hint, "__name__", str(hint))
+    example = {"bool": "true or false", "int": "a whole number like 4", "float": "a number like 0.5"}.get(
+        name, "comma-separated whole numbers like 128,128")
+    raise ConfigError(f"bad value {value!r} for {key}: expected {example}")
+
+
+def _check(ok: bool, key: str, value: Any, accepted: str) -> None:
+    if not ok:
+        raise ConfigError(f"invalid value {value!r} for {key}: accepted values are {accepted}")
+
+
+def validate(cfg: ApexConfig) -> None:
+    c = cfg
+    _check(c.runtime in RUNTIMES, "runtime", c.runtime, " or ".join(RUNTIMES))
+    _check(c.actors >= 1, "actors", c.actors, "whole numbers >= 1")
+    _check(c.max_frames >= 1, "max_frames", c.max_frames, "whole numbers >= 1")
+    _check(c.seed >= 0, "seed", c.seed, "whole numbers >= 0")
+    _check(c.log_every_s > 0, "log_every_s", c.log_every_s, "numbers > 0")
+    _check(c.checkpoint_every >= 1, "checkpoint_every", c.checkpoint_every, "whole numbers >= 1")
+    _check(c.eval_episodes >= 0, "eval_episodes", c.eval_episodes, "whole numbers >= 0")
+    _check(0 <= c.eval_epsilon <= 1, "eval_epsilon", c.eval_epsilon, "numbers in [0, 1]")
+    a = c.actor
+    _check(a.envs_per_actor >= 1, "actor.envs_per_actor", a.envs_per_actor, "whole numbers >= 1")
+    _check(0 <= a.epsilon_base <= 1, "actor.epsilon_base", a.epsilon_base, "numbers in [0, 1]")
+    _check(a.epsilon_alpha >= 0, "actor.epsilon_alpha", a.epsilon_alpha, "numbers >= 0")
+    _check(a.flush_size >= 1, "actor.flush_size", a.flush_size, "whole numbers >= 1")
+    _check(a.pull_every >= 1, "actor.pull_every", a.pull_every, "whole numbers >= 1")
+    _check(a.max_episode_frames >= 1, "actor.max_episode_frames", a.max_episode_frames, "whole numbers >= 1")
+    r = c.replay
+    _check(r.capacity >= 1, "replay.capacity", r.capacity, "whole numbers >= 1")
+    _check(r.alpha >= 0, "replay.alpha", r.alpha, "numbers >= 0")
+    _check(0 <= r.beta <= 1, "replay.beta", r.beta, "numbers in [0, 1]")
+    _check(r.min_size >= 1, "replay.min_size", r.min_size, "whole numbers >= 1")
+    _check(r.trim_every >= 1, "replay.trim_every", r.trim_every, "whole numbers >= 1")
+    le = c.learner
+    _check(le.batch_size >= 1, "learner.batch_size", le.batch_size, "whole numbers >= 1")
+    _check(le.n_step >= 1, "learner.n_step", le.n_step, "whole numbers >= 1")
+    _check(0 <= le.gamma <= 1, "learner.gamma", le.gamma, "numbers in [0, 1]")
+    _check(le.loss in ("mse", "huber"), "learner.loss", le.loss, "mse or huber")
+    _check(le.optimizer in ("rmsprop_centered", "adam"), "learner.optimizer", le.optimizer,
+           "rmsprop_centered or adam")
+    _check(le.lr > 0, "learner.lr", le.lr, "numbers > 0")
+    _check(0 <= le.rms_decay < 1, "learner.rms_decay", le.rms_decay, "numbers in [0, 1)")
+    _check(le.rms_eps > 0, "learner.rms_eps", le.rms_eps, "numbers > 0")
+    _check(le.grad_clip > 0, "learner.grad_clip", le.grad_clip, "numbers > 0")
+    _check(le.target_update >= 1, "learner.target_update", le.target_update, "whole numbers >= 1")
+    _check(le.prefetch >= 0, "learner.prefetch", le.prefetch, "whole numbers >= 0")
+    _check(len(c.net.hidden) >= 1 and min(c.net.hidden) >= 1, "net.hidden", c.net.hidden,
+           "comma-separated layer sizes >= 1, e.g. 128,128")
+    _check(c.inline.actor_steps >= 1, "inline.actor_steps", c.inline.actor_steps, "whole numbers >= 1")
+    _check(c.inline.updates_per_round >= 1, "inline.updates_per_round", c.inline.updates_per_round,
+           "whole numbers >= 1")
+
+
+def to_dict(cfg: Any) -> dict[str, Any]:
+    return dataclasses.asdict(cfg)
+
+
+def from_dict(data: dict[str, Any]) -> Any:
+    """Rebuild a config saved as config.json (for --resume), checking every key again."""
+    if not isinstance(data, dict) or data.get("architecture") not in ARCHITECTURES:
+        raise ConfigError("config.json does not hold a distrl config: the run directory is not a distrl run")
+    cfg = ARCHITECTURES[data["architecture"]]()
+
+    def walk(prefix: str, values: dict[str, Any]) -> None:
+        for k, v in values.items():
+            if isinstance(v, dict):
+                walk(f"{prefix}{k}.", v)
+            else:
+                set_value(cfg, prefix + k, v)
+
+    walk("", data)
+    validate(cfg)
+    return cfg
+
+
+def dumps(cfg: Any) -> str:
+    return json.dumps(to_dict(cfg), indent=2, sort_keys=False)

@@ -1,0 +1,61 @@
+"""Evaluation episodes under the papers' protocol (no-op starts, unclipped scores, optional epsilon)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import gymnasium
+import numpy as np
+
+from distrl.envs.make import make_env
+from distrl.errors import ConfigError
+
+
+def evaluate(
+    env_id: str,
+    act: Callable[[np.ndarray], np.ndarray],
+    episodes: int,
+    epsilon: float = 0.0,
+    seed: int = 0,
+    max_episode_frames: int | None = None,
+) -> list[float]:
+    """Play ``episodes`` whole episodes and return their unclipped returns.
+
+    ``act`` gets a batch of one observation and returns a batch of actions, so the same
+    batched policy code serves actors and evaluation. With probability ``epsilon`` a
+    uniformly random action replaces it (DQN-style evaluation uses e.g. 0.05 or 0.001).
+    Episode ``i`` is reset with a seed derived from ``seed``, so results are
+    reproducible for a deterministic ``act`` while episodes still differ (no-op counts).
+    """
+    if not isinstance(episodes, int) or episodes < 1:
+        raise ConfigError(f"episodes must be an int >= 1, got {episodes!r}")
+    if not 0.0 <= epsilon <= 1.0:
+        raise ConfigError(f"epsilon must be in [0, 1], got {epsilon!r}")
+
+    env = make_env(env_id, "eval", max_episode_frames=max_episode_frames)
+    seq = np.random.SeedSequence(seed)
+    episode_seeds = seq.generate_state(episodes)
+    rng = np.random.default_rng(seq.spawn(1)[0])
+    space = env.action_space
+    space.seed(int(rng.integers(2**31)))
+    discrete = isinstance(space, gymnasium.spaces.Discrete)
+
+    returns: list[float] = []
+    try:
+        for episode_seed in episode_seeds:
+            obs, _ = env.reset(seed=int(episode_seed))
+            while True:
+                if epsilon > 0.0 and rng.random() < epsilon:
+                    action = space.sample()
+                else:
+                    action = np.asarray(act(np.asarray(obs)[None]))[0]
+                    if discrete:
+                        action = int(action)
+                obs, _, terminated, truncated, info = env.step(action)
+                if terminated or truncated:
+                    # RecordEpisodeStatistics sits inside any reward clipping: raw score.
+                    returns.append(float(info["episode"]["r"]))
+                    break
+    finally:
+        env.close()
+    return returns

@@ -1,0 +1,13 @@
+"""User-facing errors: the CLI prints their message on one line and exits with code 2."""
+
+
+class DistrlError(Exception):
+    """A problem the user can fix; the message names the problem and the fix."""
+
+
+class ConfigError(DistrlError):
+    """Bad flag, config key or value, unknown architecture, env id or preset."""
+
+
+class CheckpointError(DistrlError):
+    """A checkpoint that is missing, corrupt, or belongs to another run shape."""

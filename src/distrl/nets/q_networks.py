@@ -1,0 +1,92 @@
+"""Torsos and Q heads: Nature CNN (Mnih et al. 2015), MLP, dueling head (Wang et al. 2016)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+
+class NatureCNN(nn.Module):
+    """The DQN torso; takes uint8 frame stacks and scales them here so replay stays uint8."""
+
+    def __init__(self, in_channels: int = 4, fc_units: int | None = 512):
+        super().__init__()
+        layers: list[nn.Module] = [
+            nn.Conv2d(in_channels, 32, 8, stride=4), nn.ReLU(),
+            nn.Conv2d(32, 64, 4, stride=2), nn.ReLU(),
+            nn.Conv2d(64, 64, 3, stride=1), nn.ReLU(),
+            nn.Flatten(),
+        ]
+        self.out_features = 64 * 7 * 7
+        if fc_units:  # None leaves the conv features for a dueling head's own streams
+            layers += [nn.Linear(self.out_features, fc_units), nn.ReLU()]
+            self.out_features = fc_units
+        self.body = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x.float() / 255.0)
+
+
+class MLP(nn.Module):
+    """Fully connected torso for vector observations."""
+
+    def __init__(self, in_features: int, hidden: Sequence[int] = (128, 128)):
+        super().__init__()
+        layers: list[nn.Module] = []
+        for h in hidden:
+            layers += [nn.Linear(in_features, h), nn.ReLU()]
+            in_features = h
+        self.body = nn.Sequential(*layers)
+        self.out_features = in_features
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x.float().flatten(1))
+
+
+class DuelingHead(nn.Module):
+    """Q = V + A - mean(A): the identifiable dueling aggregation of Wang et al. (2016), eq. 9."""
+
+    def __init__(self, in_features: int, num_actions: int, hidden: int = 0):
+        super().__init__()
+
+        def stream(out: int) -> nn.Module:
+            if hidden:
+                return nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU(), nn.Linear(hidden, out))
+            return nn.Linear(in_features, out)
+
+        self.value = stream(1)
+        self.advantage = stream(num_actions)
+
+    @staticmethod
+    def aggregate(value: torch.Tensor, advantage: torch.Tensor) -> torch.Tensor:
+        return value + advantage - advantage.mean(dim=-1, keepdim=True)
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        return self.aggregate(self.value(features), self.advantage(features))
+
+
+class QNetwork(nn.Module):
+    def __init__(self, torso: nn.Module, head: nn.Module):
+        super().__init__()
+        self.torso = torso
+        self.head = head
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.head(self.torso(obs))
+
+
+def make_q_network(obs_shape: Sequence[int], num_actions: int, *, dueling: bool = True,
+                   hidden: Sequence[int] = (128, 128)) -> QNetwork:
+    """Nature CNN for image stacks (C, 84, 84), MLP otherwise. With dueling, the CNN's conv
+    features feed two 512-unit streams (value, advantage), as in Wang et al. (2016)."""
+    if len(obs_shape) == 3:
+        if dueling:
+            cnn = NatureCNN(obs_shape[0], fc_units=None)
+            return QNetwork(cnn, DuelingHead(cnn.out_features, num_actions, hidden=512))
+        cnn = NatureCNN(obs_shape[0])
+        return QNetwork(cnn, nn.Linear(cnn.out_features, num_actions))
+    mlp = MLP(int(torch.Size(obs_shape).numel()), hidden)
+    head = DuelingHead(mlp.out_features, num_actions) if dueling else nn.Linear(mlp.out_features, num_actions)
+    return QNetwork(mlp, head)

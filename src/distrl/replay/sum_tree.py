@@ -1,0 +1,90 @@
+"""Hand-written: no maintained numpy library does a growable, vectorized sum tree."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
+class SumTree:
+    """Binary sum tree in one float64 array: node 1 is the root, node i has children 2i and 2i+1,
+    leaves live at [capacity, 2*capacity). Batched calls loop over levels only, never over items."""
+
+    def __init__(self, capacity: int = 1):
+        self._cap = _next_pow2(max(1, capacity))
+        self._tree = np.zeros(2 * self._cap)
+
+    @property
+    def capacity(self) -> int:
+        return self._cap
+
+    def grow(self, min_capacity: int) -> None:
+        """Double until min_capacity leaves fit; leaf values are kept, internal sums rebuilt."""
+        if min_capacity <= self._cap:
+            return
+        new = _next_pow2(min_capacity)
+        tree = np.zeros(2 * new)
+        tree[new : new + self._cap] = self._tree[self._cap :]
+        size = new // 2
+        while size >= 1:
+            tree[size : 2 * size] = tree[2 * size : 4 * size : 2] + tree[2 * size + 1 : 4 * size : 2]
+            size //= 2
+        self._cap, self._tree = new, tree
+
+    def _check_indices(self, indices) -> np.ndarray:
+        idx = np.asarray(indices, dtype=np.int64).ravel()
+        if idx.size and idx.min() < 0:
+            raise IndexError("SumTree indices must be >= 0")
+        return idx
+
+    def update(self, indices: np.ndarray, values: np.ndarray) -> None:
+        """Set leaves (last wins on duplicate indices), then recompute their ancestors level by level."""
+        idx = self._check_indices(indices)
+        if idx.size == 0:
+            return
+        vals = np.broadcast_to(np.asarray(values, dtype=np.float64).ravel(), idx.shape)
+        if not np.all(vals >= 0):  # also catches NaN
+            raise ValueError("SumTree values must be finite and >= 0")
+        self.grow(int(idx.max()) + 1)
+        # np.unique on the reversed array gives sorted unique indices and each one's last value.
+        idx, first = np.unique(idx[::-1], return_index=True)
+        vals = vals[::-1][first]
+        tree = self._tree
+        nodes = idx + self._cap
+        tree[nodes] = vals
+        while nodes[0] > 1:
+            nodes = nodes >> 1
+            if nodes.size > 1:  # still sorted, so uniques are where neighbours differ
+                nodes = nodes[np.concatenate(([True], nodes[1:] != nodes[:-1]))]
+            tree[nodes] = tree[2 * nodes] + tree[2 * nodes + 1]
+
+    def get(self, indices: np.ndarray) -> np.ndarray:
+        idx = self._check_indices(indices)
+        if idx.size and idx.max() >= self._cap:
+            raise IndexError(f"SumTree index {int(idx.max())} out of range for {self._cap} leaves")
+        return self._tree[idx + self._cap].reshape(np.shape(indices))
+
+    def total(self) -> float:
+        return float(self._tree[1])
+
+    def find(self, prefix: np.ndarray) -> np.ndarray:
+        """Leaf whose cumulative range [c_i, c_i + v_i) holds each prefix in [0, total).
+
+        Never returns a zero leaf: a step right is only taken into a positive subtree, so rounding
+        (prefix at or just under total) lands on the last positive leaf instead of an empty one."""
+        tree = self._tree
+        total = tree[1]
+        if not total > 0:
+            raise ValueError("SumTree.find on a tree whose values are all zero")
+        p = np.clip(np.asarray(prefix, dtype=np.float64).ravel(), 0.0, total)
+        idx = np.ones(p.shape, dtype=np.int64)
+        while idx.size and idx[0] < self._cap:  # all entries are on the same level
+            idx <<= 1  # left child
+            left = tree.take(idx)
+            go_right = (p >= left) & (tree.take(idx + 1) > 0)
+            p -= left * go_right
+            idx += go_right
+        return (idx - self._cap).reshape(np.shape(prefix))

@@ -1,0 +1,76 @@
+"""The inline runtime: every component in this process, stepped in turn. Deterministic for a
+seed, so it is what tests and debugging use."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from distrl.architectures.apex import Apex
+from distrl.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from distrl.components.monitor import Monitor
+
+
+def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
+    cfg = arch.cfg
+    replay = arch.make_replay()
+    learner = arch.make_learner()
+    base = {"frames": 0, "episodes": 0, "param_pulls": 0}
+    resumed_from = None
+    if resume:
+        path = latest_checkpoint(run_dir)
+        data = load_checkpoint(path, "apex", arch.checkpoint_meta(learner)["shapes"])
+        learner.load_state_dict(data["learner"])
+        base = {k: int(v) for k, v in data["counters"].items()}
+        torch.set_rng_state(data["torch_rng"])
+        monitor.add_returns(list(data["returns"]))
+        resumed_from = str(path)
+    actors = [arch.make_actor(i, sink=replay, source=learner) for i in range(cfg.actors)]
+
+    def counters() -> dict[str, float]:
+        c = {f"actors/{k}": base.get(k, 0) + sum(a.counters()[k] for a in actors)
+             for k in ("frames", "episodes", "param_pulls")}
+        c.update({f"replay/{k}": v for k, v in replay.stats().items()})
+        c.update({f"learner/{k}": v for k, v in learner.counters().items()})
+        return c
+
+    def checkpoint() -> None:
+        c = counters()
+        save_checkpoint(run_dir, learner.updates, {
+            "learner": learner.state_dict(), "torch_rng": torch.get_rng_state(),
+            "counters": {k: int(c[f"actors/{k}"]) for k in ("frames", "episodes", "param_pulls")},
+            "returns": list(monitor.returns),
+        }, arch.checkpoint_meta(learner))
+
+    last_log = time.perf_counter()
+    frames = counters()["actors/frames"]
+    try:
+        while frames < cfg.max_frames:
+            for actor in actors:
+                actor.run(cfg.inline.actor_steps)
+                monitor.add_returns(actor.drain_returns())
+            if len(replay) >= cfg.replay.min_size:
+                for _ in range(cfg.inline.updates_per_round):
+                    arch.learner_step(replay, learner)
+                    if learner.updates % cfg.checkpoint_every == 0:
+                        checkpoint()
+            frames = counters()["actors/frames"]
+            if time.perf_counter() - last_log >= cfg.log_every_s:
+                last_log = time.perf_counter()
+                monitor.log(counters(), {"replay_size": len(replay)})
+        for actor in actors:
+            actor.flush()
+        checkpoint()
+    except KeyboardInterrupt:
+        checkpoint()  # an interrupted run resumes from here with --resume
+        raise
+    finally:
+        for actor in actors:
+            actor.close()
+    final = monitor.log(counters(), {"replay_size": len(replay)})
+    evaluation = arch.make_evaluator().evaluate(learner.pull()[0]) if cfg.eval_episodes else None
+    return {"frames": int(final["frames"]), "updates": learner.updates, "evaluation": evaluation,
+            "resumed_from": resumed_from, "replay_size": len(replay)}

@@ -1,0 +1,86 @@
+"""One training run from a config: the run directory, the runtime, the summary."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+from distrl import config as C
+from distrl.components.monitor import Monitor
+from distrl.errors import ConfigError
+
+RUN_FILES = ("config.json", "metrics.csv", "summary.json", "checkpoints", "tb")
+
+
+def default_run_dir(cfg: Any) -> Path:
+    env = cfg.env.replace("/", "-")
+    return Path("runs") / f"{cfg.architecture}-{env}-seed{cfg.seed}"
+
+
+def prepare_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> None:
+    """Refuse to mix two runs in one directory; --overwrite removes only distrl's own files."""
+    holds_run = (run_dir / "config.json").exists()
+    if resume:
+        if not holds_run:
+            raise ConfigError(f"--resume {run_dir}: no distrl run there (no config.json); "
+                              "give the directory of an earlier run")
+        return
+    if holds_run and not overwrite:
+        raise ConfigError(f"run directory {run_dir} already holds a run: pass --resume {run_dir} to continue "
+                          "it, --overwrite to replace it, or another --run-dir")
+    if holds_run:
+        for name in RUN_FILES:
+            target = run_dir / name
+            shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+    run_dir.mkdir(parents=True, exist_ok=True)
+
+
+def load_run_config(run_dir: Path) -> Any:
+    if not (run_dir / "config.json").is_file():
+        raise ConfigError(f"--resume {run_dir}: no distrl run there (no config.json); "
+                          "give the directory of an earlier run")
+    try:
+        data = json.loads((run_dir / "config.json").read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"cannot read {run_dir / 'config.json'} ({exc}); give the directory of a distrl run") \
+            from None
+    return C.from_dict(data)
+
+
+def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None) -> dict:
+    if cfg.runtime == "ray":
+        raise ConfigError("the ray runtime is not available in this version yet: use --runtime inline")
+    from distrl.architectures.apex import Apex
+    from distrl.runtime import inline
+
+    arch = Apex(cfg)  # probes the env first: a bad env id fails before anything is written
+    run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir(cfg)
+    cfg.run_dir = str(run_dir)
+    prepare_run_dir(run_dir, resume=resume, overwrite=overwrite)
+    if not resume:
+        (run_dir / "config.json").write_text(C.dumps(cfg))
+    monitor = Monitor(run_dir, live=live)
+    try:
+        result = inline.run_apex(arch, run_dir, monitor, resume=resume)
+    finally:
+        monitor.close()
+    evaluation = result["evaluation"] or {}
+    summary = {
+        "architecture": cfg.architecture, "env": cfg.env, "preset": cfg.preset, "runtime": cfg.runtime,
+        "seed": cfg.seed, "actors": cfg.actors, "frames": result["frames"], "updates": result["updates"],
+        "wall_s": round(monitor.wall_s(), 2), "final_return_mean": _finite(monitor.return_mean()),
+        "train_episodes": monitor.episodes,
+        "eval_return_mean": _finite(evaluation.get("mean", math.nan)),
+        "eval_episodes": evaluation.get("episodes", 0), "eval_epsilon": evaluation.get("epsilon"),
+        "eval_returns": evaluation.get("returns", []), "human_normalized": evaluation.get("human_normalized"),
+        "rates": monitor.overall_rates(), "resumed_from": result["resumed_from"], "run_dir": str(run_dir),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def _finite(x: float) -> float | None:
+    return None if x is None or math.isnan(x) else round(float(x), 3)

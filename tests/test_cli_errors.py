@@ -1,0 +1,74 @@
+"""Bad input: exit code 2, one line naming the problem and the fix, no traceback, nothing written."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from distrl.cli import main
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    err = capsys.readouterr().err.strip()
+    return code, err
+
+
+CASES = [
+    (["train", "dqnx", "--env", "CartPole-v1"], "unknown architecture 'dqnx'"),
+    (["train", "apex", "--env", "NoSuchEnv-v9"], "unknown env id 'NoSuchEnv-v9'"),
+    (["train", "apex", "--env", "CartPole-v1", "--actors", "-2"], "invalid value -2 for actors"),
+    (["train", "apex", "--env", "CartPole-v1", "--set", "learner.gamma=1.5"], "learner.gamma"),
+    (["train", "apex", "--env", "CartPole-v1", "--set", "learner.lr=fast"], "bad value 'fast' for learner.lr"),
+    (["train", "apex", "--env", "CartPole-v1", "--set", "learner.nope=1"], "unknown config key 'learner.nope'"),
+    (["train", "apex", "--env", "CartPole-v1", "--set", "noequals"], "--set expects key=value"),
+    (["train", "apex", "--env", "CartPole-v1", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+    (["train", "apex", "--env", "CartPole-v1", "--preset", "nope"], "unknown preset 'nope'"),
+    (["train", "apex", "--env", "CartPole-v1", "--runtime", "mpi"], "invalid value 'mpi' for runtime"),
+    (["train", "apex", "--env", "CartPole-v1", "--max-frames", "ten"], "invalid int value"),
+    (["train", "apex"], "missing --env"),
+    (["train", "apex", "--env", "Pendulum-v1"], "apex needs a discrete action space"),
+    (["train", "apex", "--env", "CartPole-v1", "--preset", "apex-atari", "--set", "replay.beta=2"],
+     "replay.beta"),
+]
+
+
+@pytest.mark.parametrize("argv,needle", CASES, ids=[" ".join(c[0][1:4]) for c in CASES])
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path, argv, needle):
+    code, err = run_cli(capsys, *argv, *(["--run-dir", str(tmp_path / "run")] if len(argv) > 2 else []))
+    assert code == 2
+    assert len(err.splitlines()) == 1, err
+    assert needle in err, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "run").exists()  # nothing was written for a refused run
+
+
+def test_existing_run_dir_is_refused_and_untouched(capsys, tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"architecture": "apex"}))
+    (run / "metrics.csv").write_text("precious\n")
+    code, err = run_cli(capsys, "train", "apex", "--env", "CartPole-v1", "--run-dir", str(run))
+    assert code == 2 and "already holds a run" in err and "--resume" in err
+    assert (run / "metrics.csv").read_text() == "precious\n"
+
+
+def test_resume_of_a_directory_without_a_run(capsys, tmp_path):
+    code, err = run_cli(capsys, "train", "apex", "--resume", str(tmp_path))
+    assert code == 2 and "no distrl run there" in err
+
+
+def test_subprocess_has_no_traceback():
+    proc = subprocess.run([sys.executable, "-m", "distrl.cli", "train", "apex", "--env", "Nope-v0"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("distrl")]
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+
+
+def test_presets_lists_sources(capsys):
+    assert main(["presets"]) == 0
+    out = capsys.readouterr().out
+    assert "apex-atari" in out and "Horgan et al. 2018" in out and "apex-cartpole" in out

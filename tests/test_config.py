@@ -1,0 +1,34 @@
+import pytest
+
+from distrl import config as C
+from distrl.errors import ConfigError
+
+
+def test_atari_defaults_are_the_papers_values():
+    cfg = C.build_config("apex", "ALE/Pong-v5")
+    assert cfg.preset == "apex-atari"
+    assert (cfg.replay.alpha, cfg.replay.beta, cfg.replay.capacity) == (0.6, 0.4, 2_000_000)
+    assert (cfg.learner.batch_size, cfg.learner.n_step, cfg.learner.target_update) == (512, 3, 2500)
+    assert cfg.learner.lr == pytest.approx(0.00025 / 4) and cfg.learner.rms_eps == 1.5e-7
+    assert (cfg.actor.flush_size, cfg.actor.pull_every, cfg.replay.min_size) == (50, 400, 50_000)
+
+
+def test_non_atari_env_gets_the_small_preset_and_overrides_win():
+    cfg = C.build_config("apex", "CartPole-v1", overrides={"learner.lr": "1e-3", "net.hidden": "32,32",
+                                                           "replay.compress": "false", "actors": "3"})
+    assert cfg.preset == "apex-cartpole"
+    assert cfg.learner.lr == 1e-3 and cfg.net.hidden == (32, 32) and cfg.replay.compress is False
+    assert cfg.actors == 3
+
+
+def test_round_trip_through_a_dict():
+    cfg = C.build_config("apex", "CartPole-v1", overrides={"seed": 7})
+    again = C.from_dict(C.to_dict(cfg))
+    assert again == cfg
+
+
+@pytest.mark.parametrize("key,value", [("actors", "1.5"), ("learner.double_q", "maybe"), ("seed", "-1"),
+                                       ("learner.n_step", "0"), ("eval_epsilon", "2")])
+def test_bad_values_raise(key, value):
+    with pytest.raises(ConfigError):
+        C.build_config("apex", "CartPole-v1", overrides={key: value})

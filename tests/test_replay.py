@@ -1,0 +1,289 @@
+"""Replay: sum tree arithmetic, sampling distributions, weights, removal, checkpoints."""
+
+import os
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from distrl.errors import CheckpointError, ConfigError
+from distrl.replay import (FifoRemover, PrioritizedRemover, PrioritizedSampler, ReplayTable, SumTree,
+                           UniformSampler)
+from distrl.replay.table import _SLOT_MASK
+
+
+def _batch(values, obs_shape=(2,)):
+    v = np.asarray(values, dtype=np.int64)
+    return {"id": v, "obs": np.repeat(v.astype(np.float32)[:, None], int(np.prod(obs_shape)), 1).reshape(-1, *obs_shape)}
+
+
+def _ids(table, n=2000):
+    return set(table.sample(n)[1]["id"].tolist())
+
+
+# ---- SumTree ------------------------------------------------------------------------------
+
+def test_sum_tree_totals_duplicates_and_growth():
+    t = SumTree(4)
+    t.update(np.array([0, 1, 2, 3]), np.array([1.0, 2.0, 3.0, 4.0]))
+    assert t.total() == 10.0
+    t.update(np.array([1, 3, 1]), np.array([5.0, 0.5, 7.0]))  # index 1 twice: the last (7) wins
+    assert t.get(np.array([0, 1, 2, 3])).tolist() == [1.0, 7.0, 3.0, 0.5]
+    assert t.total() == 11.5
+    t.update(np.array([6]), np.array([2.5]))  # beyond 4 leaves: doubles to 8, keeps values
+    assert t.capacity == 8
+    assert t.get(np.arange(8)).tolist() == [1.0, 7.0, 3.0, 0.5, 0.0, 0.0, 2.5, 0.0]
+    assert t.total() == 14.0
+    t.grow(20)
+    assert t.capacity == 32 and t.total() == 14.0
+    t.update(np.array([6, 0]), np.array([0.0, 0.0]))
+    assert t.total() == 10.5
+
+
+def test_sum_tree_find_hand_worked():
+    # leaves [1, 0, 3, 4]: leaf 0 holds [0,1), leaf 1 nothing, leaf 2 [1,4), leaf 3 [4,8)
+    t = SumTree(4)
+    t.update(np.arange(4), np.array([1.0, 0.0, 3.0, 4.0]))
+    prefix = np.array([0.0, 0.999, 1.0, 3.999, 4.0, 7.999])
+    assert t.find(prefix).tolist() == [0, 0, 2, 2, 3, 3]
+    # at or just under the total, trailing zero leaves must never be returned
+    t.update(np.arange(4), np.array([1.0, 2.0, 0.0, 0.0]))
+    edge = np.array([3.0, np.nextafter(3.0, 0.0), 10.0])
+    assert t.find(edge).tolist() == [1, 1, 1]
+
+
+def test_sum_tree_find_never_returns_zero_leaf_under_rounding():
+    t = SumTree(1024)
+    vals = np.full(1024, 0.1)
+    vals[1000:] = 0.0
+    vals[::7] = 0.0
+    t.update(np.arange(1024), vals)
+    prefix = np.linspace(0, t.total(), 5001)
+    prefix[-3:] = [t.total() * (1 - 1e-16), np.nextafter(t.total(), 0), t.total()]
+    leaves = t.find(prefix)
+    assert np.all(vals[leaves] > 0)
+
+
+# ---- sampling -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("alpha", [0.6, 0.0])
+def test_prioritized_frequencies_chi_square(alpha):
+    p = np.array([0.5, 1.0, 2.0, 3.0, 5.0])
+    table = ReplayTable(10, sampler=PrioritizedSampler(alpha=alpha, eps=0.0), seed=1)
+    table.add(_batch(range(5)), priorities=p)
+    draws = 200_000
+    counts = np.bincount(table.sample(draws)[1]["id"], minlength=5)
+    expected = p**alpha / np.sum(p**alpha) * draws
+    assert chisquare(counts, expected).pvalue > 0.001
+    if alpha == 0.6:  # and it really is not uniform
+        assert chisquare(counts, np.full(5, draws / 5)).pvalue < 1e-6
+
+
+def test_uniform_sampler_with_holes_chi_square():
+    table = ReplayTable(4, seed=2)
+    table.add(_batch(range(10)))
+    assert table.trim() == 6  # slots of ids 0..5 are now free holes
+    keys, batch, w = table.sample(100_000)
+    assert np.all(w == 1.0) and w.dtype == np.float32 and keys.dtype == np.int64
+    counts = np.bincount(batch["id"], minlength=10)
+    assert counts[:6].sum() == 0
+    assert chisquare(counts[6:]).pvalue > 0.001
+
+
+def test_importance_weights_by_hand():
+    # alpha=1, eps=0: P = [1, 2, 4] / 7; w_i = (3 P_i)^-0.5 / max. With item 0 in the batch the
+    # max weight is item 0's, so w = (P_i / P_0)^-0.5 = [1, 2^-0.5, 4^-0.5].
+    table = ReplayTable(10, sampler=PrioritizedSampler(alpha=1.0, beta=0.5, eps=0.0), seed=3)
+    keys = table.add(_batch([0, 1, 2]), priorities=np.array([1.0, 2.0, 4.0]))
+    k, batch, w = table.sample(200)
+    assert set(batch["id"].tolist()) == {0, 1, 2}
+    expected = np.array([1.0, 2**-0.5, 0.5])
+    np.testing.assert_allclose(w, expected[batch["id"]], rtol=1e-6)
+    assert set(k.tolist()) == set(keys.tolist())
+    for _ in range(20):  # a one-item batch is normalized by itself
+        assert table.sample(1)[2].tolist() == [1.0]
+
+
+def test_default_priority_is_max_seen():
+    table = ReplayTable(10, sampler=PrioritizedSampler(alpha=1.0, beta=1.0, eps=0.0), seed=4)
+    table.add(_batch([0]), priorities=np.array([5.0]))
+    table.add(_batch([1]))  # gets 5.0, so both are equally likely and all weights are 1
+    assert np.all(table.sample(500)[2] == 1.0)
+
+
+def test_sample_empty_raises():
+    with pytest.raises(ValueError, match="empty"):
+        ReplayTable(5).sample(4)
+
+
+# ---- removal ------------------------------------------------------------------------------
+
+def test_fifo_trim_order_and_soft_capacity():
+    table = ReplayTable(3, sampler=UniformSampler(), remover=FifoRemover(), seed=5)
+    table.add(_batch([0, 1]))
+    table.add(_batch([2, 3, 4]))  # soft capacity: add always succeeds
+    assert len(table) == 5
+    assert table.trim() == 2
+    assert len(table) == 3 and _ids(table) == {2, 3, 4}
+    assert table.trim() == 0
+    table.add(_batch([5]))
+    table.add(_batch([6, 7]))
+    assert table.trim() == 3
+    assert _ids(table) == {5, 6, 7}
+    s = table.stats()
+    assert (s["size"], s["capacity"], s["inserts"], s["removed"]) == (3, 3, 8, 5)
+    assert s["samples"] == 4000
+
+
+def test_prioritized_remover_prefers_low_priority():
+    # 50 items at priority 0.01 and 50 at 10; weights (p+eps)^-0.4 differ by ~16x.
+    low = 0
+    for seed in range(5):
+        table = ReplayTable(50, remover=PrioritizedRemover(alpha_evict=-0.4), seed=seed)
+        table.add(_batch(range(100)), priorities=np.r_[np.full(50, 0.01), np.full(50, 10.0)])
+        assert table.trim() == 50
+        kept = _ids(table, 5000)
+        assert len(kept) == 50
+        low += 50 - sum(i < 50 for i in kept)
+    assert low > 0.8 * 250  # removed low-priority items out of 250 removals
+    # a positive exponent flips it
+    table = ReplayTable(50, remover=PrioritizedRemover(alpha_evict=1.0), seed=0)
+    table.add(_batch(range(100)), priorities=np.r_[np.full(50, 0.01), np.full(50, 10.0)])
+    table.trim()
+    assert sum(i < 50 for i in _ids(table, 5000)) > 40
+
+
+def test_update_priorities_ignores_removed_keys_even_after_slot_reuse():
+    table = ReplayTable(2, sampler=PrioritizedSampler(alpha=1.0, beta=1.0, eps=0.0), seed=6)
+    k0 = table.add(_batch([0]))[0]
+    table.add(_batch([1, 2]))
+    assert table.trim() == 1  # FIFO: id 0 goes
+    k3 = table.add(_batch([3]))[0]
+    assert k3 != k0 and (k3 & _SLOT_MASK) == (k0 & _SLOT_MASK)  # id 3 reuses id 0's slot
+    table.update_priorities(np.array([k0]), np.array([1000.0]))
+    assert table.stats()["priority_updates"] == 0
+    assert np.all(table.sample(300)[2] == 1.0)  # all priorities still equal
+    table.update_priorities(np.array([k3, k3]), np.array([1000.0, 2.0]))  # last wins
+    keys, batch, w = table.sample(2000)
+    counts = np.bincount(batch["id"], minlength=4)
+    assert counts[0] == 0 and 1.5 < counts[3] / counts[1] < 3  # P3 / P1 = 2 / 1
+    assert table.stats()["priority_updates"] == 1
+
+
+def test_schema_mismatch_names_the_field():
+    table = ReplayTable(10)
+    table.add({"obs": np.zeros((2, 4), np.float32), "action": np.zeros(2, np.int64)})
+    with pytest.raises(ValueError, match="'obs'"):
+        table.add({"obs": np.zeros((2, 5), np.float32), "action": np.zeros(2, np.int64)})
+    with pytest.raises(ConfigError, match="'reward'"):
+        table.add({"obs": np.zeros((2, 4), np.float32), "action": np.zeros(2, np.int64), "reward": np.zeros(2)})
+    with pytest.raises(ValueError, match="'action'"):
+        table.add({"obs": np.zeros((2, 4), np.float32), "action": np.zeros(3, np.int64)})
+    with pytest.raises(ValueError, match="priorities"):
+        table.add({"obs": np.zeros((2, 4), np.float32), "action": np.zeros(2, np.int64)}, np.array([1.0, np.nan]))
+
+
+def test_storage_grows_past_capacity_and_reuses_slots():
+    table = ReplayTable(1000, seed=7)
+    for i in range(30):
+        table.add(_batch(range(i * 50, i * 50 + 50)))
+        table.trim()
+    assert len(table) == 1000
+    assert table._n_slots <= 1000 + 1000 // 8  # one soft-overflow step; trimmed slots were reused
+    assert _ids(table, 20000) == set(range(500, 1500))
+
+
+# ---- compression and checkpoints ----------------------------------------------------------
+
+def test_compressed_fields_round_trip_exactly():
+    rng = np.random.default_rng(8)
+    obs = rng.integers(0, 256, size=(20, 4, 84, 84), dtype=np.uint8)
+    obs[:10] //= 64  # some compressible, some not
+    vec = rng.standard_normal((20, 3)).astype(np.float32)
+    table = ReplayTable(100, seed=8, compress=("obs", "vec"))
+    keys = table.add({"obs": obs, "vec": vec, "id": np.arange(20)})
+    k, batch, _ = table.sample(64)
+    assert batch["obs"].dtype == np.uint8 and batch["obs"].shape == (64, 4, 84, 84)
+    assert batch["vec"].dtype == np.float32
+    np.testing.assert_array_equal(batch["obs"], obs[batch["id"]])
+    np.testing.assert_array_equal(batch["vec"], vec[batch["id"]])
+    np.testing.assert_array_equal(k, keys[batch["id"]])
+    assert table.nbytes() < 0.75 * (obs.nbytes + vec.nbytes)  # the 2-bit half compresses
+
+
+def _filled_table(path_seed=9):
+    table = ReplayTable(30, sampler=PrioritizedSampler(alpha=0.6, beta=0.4), remover=PrioritizedRemover(),
+                        seed=path_seed, compress=("obs",))
+    rng = np.random.default_rng(path_seed)
+    for i in range(4):
+        table.add({"id": np.arange(i * 15, i * 15 + 15), "obs": rng.integers(0, 9, (15, 4, 6, 6), dtype=np.uint8)},
+                  priorities=rng.random(15) + 0.1)
+        keys, _, _ = table.sample(8)
+        table.update_priorities(keys, rng.random(8) * 3)
+        table.trim()
+    return table
+
+
+def _same_future(a, b):
+    for _ in range(3):
+        ka, ba, wa = a.sample(16)
+        kb, bb, wb = b.sample(16)
+        np.testing.assert_array_equal(ka, kb)
+        np.testing.assert_array_equal(wa, wb)
+        for f in ba:
+            np.testing.assert_array_equal(ba[f], bb[f])
+        a.update_priorities(ka, np.arange(16.0))
+        b.update_priorities(kb, np.arange(16.0))
+        new = {"id": np.arange(3), "obs": np.ones((3, 4, 6, 6), np.uint8)}
+        np.testing.assert_array_equal(a.add(new), b.add(new))
+        assert a.trim() == b.trim()
+
+
+def test_save_restore_round_trip(tmp_path):
+    table = _filled_table()
+    path = tmp_path / "replay.npz"
+    table.save(path)
+    assert os.listdir(tmp_path) == ["replay.npz"]  # no temp file left behind
+    restored = ReplayTable.restore(path)
+    assert restored.stats() == table.stats() and len(restored) == 30
+    assert restored.nbytes() == table.nbytes()
+    _same_future(table, restored)
+    assert restored.stats() == table.stats()
+
+
+def test_save_restore_empty_and_uniform(tmp_path):
+    ReplayTable(5, seed=1).save(tmp_path / "e.npz")
+    assert len(ReplayTable.restore(tmp_path / "e.npz")) == 0
+    t = ReplayTable(5, seed=1)
+    t.add(_batch(range(8)))
+    t.save(tmp_path / "u.npz")
+    r = ReplayTable.restore(tmp_path / "u.npz")
+    np.testing.assert_array_equal(t.sample(50)[0], r.sample(50)[0])
+    assert t.trim() == r.trim() == 3
+
+
+def test_restore_corrupt_or_missing_raises_checkpoint_error(tmp_path):
+    path = tmp_path / "replay.npz"
+    _filled_table().save(path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="replay.npz"):
+        ReplayTable.restore(path)
+    path.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(CheckpointError, match="replay.npz"):
+        ReplayTable.restore(path)
+    with pytest.raises(CheckpointError, match="missing.npz"):
+        ReplayTable.restore(tmp_path / "missing.npz")
+
+
+def test_bad_config_raises_config_error():
+    with pytest.raises(ConfigError):
+        ReplayTable(0)
+    with pytest.raises(ConfigError):
+        ReplayTable(10, compress="obs")
+    with pytest.raises(ConfigError):
+        PrioritizedSampler(alpha=-1)
+    with pytest.raises(ConfigError):
+        PrioritizedRemover(eps=0.0)
+    with pytest.raises(ConfigError, match="'next_obs'"):
+        ReplayTable(10, compress=("next_obs",)).add(_batch([1]))
