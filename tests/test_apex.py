@@ -93,3 +93,22 @@ def test_apex_inline_learns_cartpole(tmp_path):
     summary = train(cfg, live=False)
     assert summary["eval_episodes"] == 20
     assert summary["eval_return_mean"] >= 400, summary
+
+
+def test_atari_smoke_uint8_end_to_end(tmp_path):
+    """The Atari path: CNN, uint8 stacks compressed in the table, life-loss terminals, 4 frames per step."""
+    cfg = C.build_config("apex", "ALE/Pong-v5", overrides={
+        "actors": 2, "max_frames": 800, "seed": 0, "eval_episodes": 0, "replay.min_size": 64,
+        "learner.batch_size": 8, "run_dir": str(tmp_path / "run"), "torch_threads": 1})
+    arch = Apex(cfg)
+    replay, learner = arch.make_replay(), arch.make_learner()
+    actor = arch.make_actor(0, sink=replay, source=learner)
+    actor.run(100)
+    actor.flush()
+    # n - 1 = 2 steps wait in the adder and one transition waits for q(s_{t+n}) from the next step
+    assert actor.frames == 400 and len(replay) == 97
+    assert replay.nbytes() / len(replay) < 8 * 1024  # compressed stacks
+    keys, batch, weights = replay.sample(8)
+    assert batch["obs"].dtype.name == "uint8" and batch["obs"].shape == (8, 4, 84, 84)
+    arch.learner_step(replay, learner, (keys, batch, weights))
+    assert learner.updates == 1

@@ -287,3 +287,45 @@ def test_bad_config_raises_config_error():
         PrioritizedRemover(eps=0.0)
     with pytest.raises(ConfigError, match="'next_obs'"):
         ReplayTable(10, compress=("next_obs",)).add(_batch([1]))
+
+
+# ---- sharded client ------------------------------------------------------------------------
+
+def _sharded_setup(n_shards, priorities, alpha=0.6, beta=0.4):
+    from distrl.replay.sharded import ShardedReplay
+    shards = [ReplayTable(100, sampler=PrioritizedSampler(alpha, beta), seed=i) for i in range(n_shards)]
+    client = ShardedReplay(shards, PrioritizedSampler(alpha, beta), seed=0)
+    for i, p in enumerate(priorities):  # one item per add: round-robin puts item i on shard i % n
+        client.add({"x": np.array([i], np.int64)}, np.array([p]))
+    return client
+
+
+def test_sharded_sampling_matches_one_table_distribution():
+    from scipy.stats import chisquare
+    prios = np.array([1.0, 2.0, 3.0, 4.0, 10.0])
+    client = _sharded_setup(2, prios)
+    counts = np.zeros(5)
+    for _ in range(400):
+        _, batch, _ = client.sample(500)
+        counts += np.bincount(batch["x"], minlength=5)
+    expected = prios ** 0.6 / (prios ** 0.6).sum() * counts.sum()
+    assert chisquare(counts, expected).pvalue > 0.001
+
+
+def test_sharded_weights_are_global_importance_weights():
+    prios = np.array([1.0, 2.0, 3.0])
+    client = _sharded_setup(2, prios, alpha=1.0, beta=1.0)
+    keys, batch, w = client.sample(64)
+    # alpha = beta = 1: P(i) = p_i / 6, w_i = (3 P(i))^-1 = 2 / p_i, normalized by the batch max.
+    raw = 2.0 / prios[batch["x"]]
+    np.testing.assert_allclose(w, raw / raw.max(), rtol=1e-5)
+    assert set(np.unique(keys[:, 0])) <= {0, 1}
+
+
+def test_sharded_priority_updates_reach_the_right_shard():
+    client = _sharded_setup(2, [1.0, 1.0, 1.0, 1.0])
+    keys, batch, _ = client.sample(50)
+    client.update_priorities(keys, np.where(batch["x"] == 3, 100.0, 1e-3))
+    _, batch, _ = client.sample(2000)
+    assert (batch["x"] == 3).mean() > 0.9
+    assert len(client) == 4 and client.stats()["inserts"] == 4

@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--env", help="Gymnasium id, e.g. CartPole-v1 or ALE/Pong-v5")
     train.add_argument("--preset", help="named hyperparameters (see `distrl presets`); default by env")
     train.add_argument("--runtime", help="inline (one process) or ray")
+    train.add_argument("--address", help="ray: join the cluster at this address (default: start a local one)")
     train.add_argument("--actors", type=int, help="number of actors")
     train.add_argument("--max-frames", type=int, help="stop after this many environment frames")
     train.add_argument("--seed", type=int, help="random seed")
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
     values: dict[str, object] = dict(args.overrides)
-    for flag, key in (("runtime", "runtime"), ("actors", "actors"), ("max_frames", "max_frames"),
+    for flag, key in (("runtime", "runtime"), ("address", "address"), ("actors", "actors"), ("max_frames", "max_frames"),
                       ("seed", "seed"), ("run_dir", "run_dir")):
         if getattr(args, flag) is not None:
             values[key] = getattr(args, flag)

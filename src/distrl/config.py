@@ -34,6 +34,7 @@ class ReplayConfig:
     min_size: int = 50_000           # learning starts once the table holds this many
     trim_every: int = 100
     compress: bool = True            # zlib-compress image observations in the table
+    shards: int = 1                  # tables the ray runtime spreads the replay over
 
 
 @dataclass
@@ -66,11 +67,22 @@ class InlineConfig:
 
 
 @dataclass
+class RayConfig:
+    """How the ray runtime batches its calls (no effect inline)."""
+    steps_per_call: int = 100        # env steps an actor takes per remote call (progress is counted per call)
+    max_inflight_adds: int = 8       # replay adds an actor may have in flight before it waits
+    publish_every: int = 10          # learner updates between parameter puts into the object store
+    learner_gpus: float = -1         # -1: one GPU if the cluster has one, else 0
+    samples_per_insert: float = 0.0  # >0: actors wait while inserts outrun learner samples / this (0: free-running, as in Ape-X)
+
+
+@dataclass
 class ApexConfig:
     architecture: str = "apex"
     env: str = "ALE/Pong-v5"
     preset: str = ""
     runtime: str = "inline"
+    address: str = ""                # ray: join this cluster (also RAY_ADDRESS); empty: start a local one
     actors: int = 8
     max_frames: int = 50_000_000
     seed: int = 0
@@ -79,11 +91,14 @@ class ApexConfig:
     checkpoint_every: int = 5000     # learner updates between checkpoints
     eval_episodes: int = 20
     eval_epsilon: float = 0.001
+    eval_every: int = 0              # ray: learner updates between evaluations of the latest parameters (0: at the end only)
+    torch_threads: int = 0           # 0: one thread for vector observations (small nets), torch's default for images
     actor: ActorConfig = field(default_factory=ActorConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     net: NetConfig = field(default_factory=NetConfig)
     inline: InlineConfig = field(default_factory=InlineConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
 
 
 ARCHITECTURES: dict[str, type] = {"apex": ApexConfig}
@@ -95,9 +110,11 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "actors": 4, "max_frames": 60_000, "log_every_s": 2.0, "checkpoint_every": 2000,
         "actor.pull_every": 50, "actor.flush_size": 50,
         "replay.capacity": 100_000, "replay.min_size": 1_000, "replay.compress": False,
-        "learner.batch_size": 64, "learner.lr": 5e-4, "learner.optimizer": "adam",
-        "learner.target_update": 250, "learner.grad_clip": 10.0, "learner.loss": "huber",
+        "learner.batch_size": 64, "learner.lr": 1e-3, "learner.optimizer": "adam",
+        "learner.target_update": 100, "learner.grad_clip": 10.0, "learner.loss": "huber",
         "net.hidden": (128, 128), "inline.actor_steps": 4, "inline.updates_per_round": 4,
+        # On a 2-core machine free-running actors starve the learner; hold the inline ratio instead.
+        "ray.samples_per_insert": 16.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
     }),
 }
 
@@ -211,6 +228,7 @@ def validate(cfg: ApexConfig) -> None:
     _check(c.checkpoint_every >= 1, "checkpoint_every", c.checkpoint_every, "whole numbers >= 1")
     _check(c.eval_episodes >= 0, "eval_episodes", c.eval_episodes, "whole numbers >= 0")
     _check(0 <= c.eval_epsilon <= 1, "eval_epsilon", c.eval_epsilon, "numbers in [0, 1]")
+    _check(c.torch_threads >= 0, "torch_threads", c.torch_threads, "whole numbers >= 0 (0: automatic)")
     a = c.actor
     _check(a.envs_per_actor >= 1, "actor.envs_per_actor", a.envs_per_actor, "whole numbers >= 1")
     _check(0 <= a.epsilon_base <= 1, "actor.epsilon_base", a.epsilon_base, "numbers in [0, 1]")
@@ -224,6 +242,13 @@ def validate(cfg: ApexConfig) -> None:
     _check(0 <= r.beta <= 1, "replay.beta", r.beta, "numbers in [0, 1]")
     _check(r.min_size >= 1, "replay.min_size", r.min_size, "whole numbers >= 1")
     _check(r.trim_every >= 1, "replay.trim_every", r.trim_every, "whole numbers >= 1")
+    _check(r.shards >= 1, "replay.shards", r.shards, "whole numbers >= 1")
+    _check(c.eval_every >= 0, "eval_every", c.eval_every, "whole numbers >= 0 (0: only at the end)")
+    _check(c.ray.steps_per_call >= 1, "ray.steps_per_call", c.ray.steps_per_call, "whole numbers >= 1")
+    _check(c.ray.max_inflight_adds >= 1, "ray.max_inflight_adds", c.ray.max_inflight_adds, "whole numbers >= 1")
+    _check(c.ray.publish_every >= 1, "ray.publish_every", c.ray.publish_every, "whole numbers >= 1")
+    _check(c.ray.samples_per_insert >= 0, "ray.samples_per_insert", c.ray.samples_per_insert,
+           "numbers >= 0 (0: actors never wait for the learner)")
     le = c.learner
     _check(le.batch_size >= 1, "learner.batch_size", le.batch_size, "whole numbers >= 1")
     _check(le.n_step >= 1, "learner.n_step", le.n_step, "whole numbers >= 1")

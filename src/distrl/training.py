@@ -51,10 +51,14 @@ def load_run_config(run_dir: Path) -> Any:
 
 
 def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None) -> dict:
-    if cfg.runtime == "ray":
-        raise ConfigError("the ray runtime is not available in this version yet: use --runtime inline")
     from distrl.architectures.apex import Apex
-    from distrl.runtime import inline
+    if cfg.runtime == "ray":
+        try:
+            from distrl.runtime import ray as runtime
+        except ImportError:
+            raise ConfigError("--runtime ray needs Ray: pip install 'distrl[ray]' (or pip install ray)") from None
+    else:
+        from distrl.runtime import inline as runtime
 
     arch = Apex(cfg)  # probes the env first: a bad env id fails before anything is written
     run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir(cfg)
@@ -64,7 +68,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         (run_dir / "config.json").write_text(C.dumps(cfg))
     monitor = Monitor(run_dir, live=live)
     try:
-        result = inline.run_apex(arch, run_dir, monitor, resume=resume)
+        result = runtime.run_apex(arch, run_dir, monitor, resume=resume)
     finally:
         monitor.close()
     evaluation = result["evaluation"] or {}
@@ -76,7 +80,9 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         "eval_return_mean": _finite(evaluation.get("mean", math.nan)),
         "eval_episodes": evaluation.get("episodes", 0), "eval_epsilon": evaluation.get("epsilon"),
         "eval_returns": evaluation.get("returns", []), "human_normalized": evaluation.get("human_normalized"),
-        "rates": monitor.overall_rates(), "resumed_from": result["resumed_from"], "run_dir": str(run_dir),
+        "rates": monitor.overall_rates(), "faults": result.get("faults", {}),
+        "periodic_evaluations": len(result.get("evaluations", [])),
+        "resumed_from": result["resumed_from"], "run_dir": str(run_dir),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

@@ -18,7 +18,7 @@ class Sink(Protocol):
 
 
 class ParameterSource(Protocol):
-    def pull(self) -> tuple[dict[str, torch.Tensor], int]: ...
+    def pull(self) -> tuple[dict[str, torch.Tensor], int] | None: ...
 
 
 def apex_epsilons(num: int, base: float = 0.4, alpha: float = 7.0) -> list[float]:
@@ -55,11 +55,14 @@ class Actor:
         self.pull()
 
     def pull(self) -> None:
-        params, version = self.source.pull()
-        self.net.load_state_dict(params)
-        self.param_version = version
-        self.pulls += 1
+        """Load the source's latest parameters; a source with nothing new returns None."""
         self._frames_at_pull = self.frames
+        pulled = self.source.pull()
+        if pulled is None:
+            return
+        params, self.param_version = pulled
+        self.net.load_state_dict(params)
+        self.pulls += 1
 
     @torch.no_grad()
     def _q_values(self, obs: Sequence[np.ndarray]) -> np.ndarray:

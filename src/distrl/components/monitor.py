@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import math
-import sys
 import time
 from collections import deque
 from pathlib import Path
@@ -73,6 +72,23 @@ class Monitor:
         self._show(row)
         return row
 
+    def log_eval(self, result: dict) -> None:
+        """A periodic evaluation: appended to evaluations.csv and TensorBoard, by learner updates."""
+        row = {"wall_s": round(self.wall_s(), 3), "updates": result.get("updates", 0),
+               "eval_return_mean": result["mean"], "eval_return_std": result["std"],
+               "episodes": result["episodes"], "human_normalized": result.get("human_normalized")}
+        path = self.run_dir / "evaluations.csv"
+        new = not path.exists()
+        with open(path, "a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(row))
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+        if self._writer is not None:
+            self._writer.add_scalar("eval/return_mean", row["eval_return_mean"], row["updates"])
+            if row["human_normalized"] is not None:
+                self._writer.add_scalar("eval/human_normalized", row["human_normalized"], row["updates"])
+
     def overall_rates(self) -> dict[str, float]:
         """Rates averaged over the whole run, for summary.json."""
         if self._last is None or self._last[0] <= 0:
@@ -118,6 +134,3 @@ class Monitor:
         if self._writer is not None:
             self._writer.close()
 
-
-def print_line(message: str) -> None:
-    print(message, file=sys.stderr if not sys.stdout.isatty() else sys.stdout, flush=True)

@@ -25,6 +25,18 @@ class Sampler:
     def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
+    def mass(self) -> float:
+        """Unnormalized total of the sampling distribution; shards are drawn in proportion to it."""
+        raise NotImplementedError
+
+    def probabilities(self, slots: np.ndarray) -> np.ndarray:
+        """P(i) within this sampler for the given live slots."""
+        raise NotImplementedError
+
+    def weights(self, probs: np.ndarray, count: int) -> np.ndarray:
+        """Importance weights for items drawn with probabilities `probs` out of `count` items."""
+        return np.ones(len(probs), np.float32)
+
     def config(self) -> dict:
         return {}
 
@@ -63,6 +75,12 @@ class UniformSampler(Sampler):
             out[got : got + cand.size] = cand
             got += cand.size
         return out, np.ones(n, np.float32)
+
+    def mass(self):
+        return float(self._count)
+
+    def probabilities(self, slots):
+        return np.full(len(slots), 1.0 / self._count)
 
 
 class PrioritizedSampler(Sampler):
@@ -105,9 +123,17 @@ class PrioritizedSampler(Sampler):
         if not total > 0:
             raise ValueError("cannot sample: every priority is zero; give PrioritizedSampler eps > 0")
         slots = self._tree.find(rng.random(n) * total)
-        probs = self._tree.get(slots) / total
-        w = (self._count * probs) ** -self.beta
-        return slots, (w / w.max()).astype(np.float32)
+        return slots, self.weights(self._tree.get(slots) / total, self._count)
+
+    def weights(self, probs, count):
+        w = (count * np.asarray(probs, np.float64)) ** -self.beta
+        return (w / w.max()).astype(np.float32)
+
+    def mass(self):
+        return self._tree.total()
+
+    def probabilities(self, slots):
+        return self._tree.get(slots) / self._tree.total()
 
     def config(self):
         return {"alpha": self.alpha, "beta": self.beta, "eps": self.eps}

@@ -203,6 +203,16 @@ class ReplayTable:
         self._samples += int(n)
         return self._slot_key[slots], self._gather(slots), np.asarray(weights, dtype=np.float32)
 
+    def sample_probs(self, n: int) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+        """Like sample() but returns each item's probability P(i) instead of its weight, so a
+        sharded client can weight across shards (replay/sharded.py)."""
+        keys, batch, _ = self.sample(n)
+        return keys, batch, self.sampler.probabilities(keys & _SLOT_MASK)
+
+    def mass(self) -> tuple[float, int]:
+        """(total sampling mass, item count): what a sharded client needs to pick shards."""
+        return (self.sampler.mass() if self._size else 0.0), self._size
+
     def update_priorities(self, keys: np.ndarray, priorities: np.ndarray) -> None:
         """Set new priorities; keys no longer in the table (evicted, slot reused) are ignored."""
         keys = np.asarray(keys, dtype=np.int64).ravel()

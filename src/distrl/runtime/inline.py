@@ -7,10 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from distrl.architectures.apex import Apex
-from distrl.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from distrl.components.monitor import Monitor
 
 
@@ -21,13 +18,10 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) 
     base = {"frames": 0, "episodes": 0, "param_pulls": 0}
     resumed_from = None
     if resume:
-        path = latest_checkpoint(run_dir)
-        data = load_checkpoint(path, "apex", arch.checkpoint_meta(learner)["shapes"])
-        learner.load_state_dict(data["learner"])
+        data = arch.restore(run_dir, learner)
         base = {k: int(v) for k, v in data["counters"].items()}
-        torch.set_rng_state(data["torch_rng"])
         monitor.add_returns(list(data["returns"]))
-        resumed_from = str(path)
+        resumed_from = data["path"]
     actors = [arch.make_actor(i, sink=replay, source=learner) for i in range(cfg.actors)]
 
     def counters() -> dict[str, float]:
@@ -39,11 +33,7 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) 
 
     def checkpoint() -> None:
         c = counters()
-        save_checkpoint(run_dir, learner.updates, {
-            "learner": learner.state_dict(), "torch_rng": torch.get_rng_state(),
-            "counters": {k: int(c[f"actors/{k}"]) for k in ("frames", "episodes", "param_pulls")},
-            "returns": list(monitor.returns),
-        }, arch.checkpoint_meta(learner))
+        arch.save(run_dir, learner, {k: c[f"actors/{k}"] for k in base}, list(monitor.returns))
 
     last_log = time.perf_counter()
     frames = counters()["actors/frames"]

@@ -1,0 +1,354 @@
+"""The ray runtime: each component is a Ray actor; Ray starts, places and restarts them.
+
+With no address, `ray.init()` starts a local instance on loopback without the dashboard (the
+embedded default); with `address` (or RAY_ADDRESS) the same run joins a cluster. Components are the
+plain classes of distrl.components; this module only wraps them and moves data between them:
+experience goes actor -> replay shards in batches, parameters go learner -> object store -> actors
+(one put, many gets), priorities go learner -> replay without waiting.
+
+Faults: actors, replay shards and the learner are restarted by Ray (max_restarts=-1). A dead actor
+loses only its unsent transitions; a restarted replay shard comes back empty and the learner pauses
+until the table holds `replay.min_size` again; a restarted learner resumes from its latest checkpoint."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import ray
+import torch
+from ray.exceptions import GetTimeoutError, RayActorError
+
+from distrl import config as C
+from distrl.architectures.apex import Apex
+from distrl.components.monitor import Monitor
+from distrl.components.prefetcher import Prefetcher
+from distrl.errors import ConfigError
+from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
+from distrl.replay.sharded import ShardedReplay
+
+_RESTART = {"max_restarts": -1, "max_task_retries": 0}
+# Ray hands out read-only zero-copy arrays; distrl only reads them (load_state_dict and the loss copy).
+warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+
+
+def connect(address: str, num_cpus: int) -> bool:
+    """Join `address` (or RAY_ADDRESS), or start a local Ray on loopback. True if we started it."""
+    if ray.is_initialized():
+        return False
+    address = address or os.environ.get("RAY_ADDRESS", "")
+    common = {"include_dashboard": False, "logging_level": logging.ERROR, "log_to_driver": True}
+    if address:
+        try:
+            ray.init(address=address, **common)
+        except Exception as exc:  # ConnectionError, TimeoutError, ValueError, RuntimeError by version
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ConfigError(f"cannot join the Ray cluster at {address!r} ({first[:160]}): check the address "
+                              "that `ray start --head` printed, or drop --address to run on this machine") from None
+        return True
+    ray.init(num_cpus=max(os.cpu_count() or 1, num_cpus), _node_ip_address="127.0.0.1", **common)
+    return True
+
+
+def _call(handle: Any, method: str, *args: Any) -> Any:
+    return getattr(handle, method).remote(*args)
+
+
+def _sharded(cfg: C.ApexConfig, shards: list) -> ShardedReplay:
+    return ShardedReplay(shards, PrioritizedSampler(cfg.replay.alpha, cfg.replay.beta), seed=cfg.seed,
+                         call=_call, gather=ray.get)
+
+
+class _BoundedSink:
+    """Actor-side replay client: adds go out without waiting, but at most `limit` at a time, so a
+    slow replay slows the actors instead of filling the object store."""
+
+    def __init__(self, replay: ShardedReplay, limit: int):
+        self.replay, self.limit = replay, limit
+        self._inflight: list = []
+
+    def add(self, batch: dict[str, np.ndarray], priorities: np.ndarray | None = None) -> None:
+        self._inflight.append(self.replay.add(batch, priorities))
+        if len(self._inflight) > self.limit:
+            # A dead shard's futures are "ready" with an error: dropping them loses only that batch.
+            _, self._inflight = ray.wait(self._inflight, num_returns=len(self._inflight) - self.limit)
+
+
+class _LearnerParams:
+    """Actor-side parameter source: asks the learner for the object-store ref of its latest params."""
+
+    def __init__(self, learner: Any):
+        self.learner = learner
+
+    def pull(self) -> tuple[dict[str, torch.Tensor], int] | None:
+        try:
+            ref, version = ray.get(self.learner.params.remote())
+            return {k: torch.from_numpy(v) for k, v in ray.get(ref[0]).items()}, version
+        except RayActorError:
+            return None  # the learner is restarting: keep acting with the current parameters
+
+
+class ActorWorker:
+    """An Ape-X actor in its own process. Reports progress as deltas per call, so frames from a
+    call that completed are counted even if the process dies later."""
+
+    def __init__(self, cfg_dict: dict, index: int, shards: list, learner: Any):
+        cfg = C.from_dict(cfg_dict)
+        torch.set_num_threads(1)
+        self.arch = Apex(cfg)
+        sink = _BoundedSink(_sharded(cfg, shards), cfg.ray.max_inflight_adds)
+        self.actor = self.arch.make_actor(index, sink=sink, source=_LearnerParams(learner))
+        self._last = self.actor.counters()
+
+    def run(self, steps: int) -> dict:
+        self.actor.run(steps)
+        now = self.actor.counters()
+        delta = {k: now[k] - self._last[k] for k in now}
+        self._last = now
+        return {"counters": delta, "returns": self.actor.drain_returns()}
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class LearnerWorker:
+    """The learner in its own process: a training thread (prefetching batches from the replay
+    shards) and calls served beside it (params, counters, stop), hence a threaded Ray actor."""
+
+    def __init__(self, cfg_dict: dict, shards: list, run_dir: str, device: str):
+        self.cfg = cfg = C.from_dict(cfg_dict)
+        self.arch = Apex(cfg)
+        self.run_dir = Path(run_dir)
+        self.learner = self.arch.make_learner(device)
+        self.replay = _sharded(cfg, shards)
+        # A restarted learner (or --resume) continues from the newest checkpoint of this run.
+        data = self.arch.restore(self.run_dir, self.learner, required=False)
+        self.resumed_from = data["path"] if data else None
+        self.progress = dict(data["counters"]) if data else {}
+        self.returns = list(data["returns"]) if data else []
+        self.replay_waits = 0
+        self.waiting_for_replay = True
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._publish()
+
+    def _publish(self) -> None:
+        params = {k: v.detach().cpu().numpy() for k, v in self.learner.online.state_dict().items()}
+        self._params = ([ray.put(params)], self.learner.updates)  # a list keeps Ray from resolving the ref
+
+    def params(self) -> tuple[list, int]:
+        return self._params
+
+    def restored(self) -> dict:
+        return {"path": self.resumed_from, "counters": self.progress, "returns": self.returns}
+
+    def counters(self) -> dict:
+        return {**self.learner.counters(), "replay_waits": self.replay_waits,
+                "waiting_for_replay": int(self.waiting_for_replay)}
+
+    def note_progress(self, counters: dict, returns: list[float]) -> None:
+        """The driver's frame counts and recent returns, saved with the next checkpoint."""
+        self.progress, self.returns = dict(counters), list(returns)
+
+    def checkpoint(self) -> str:
+        with self._lock:
+            return str(self.arch.save(self.run_dir, self.learner, self.progress, self.returns))
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _wait_for_replay(self) -> None:
+        """Pause until the table holds the minimum again (the start, or a restarted replay)."""
+        self.waiting_for_replay = True
+        while not self._stop.is_set():
+            try:
+                if len(self.replay) >= self.cfg.replay.min_size:
+                    break
+            except RayActorError:
+                pass  # the shard is restarting
+            time.sleep(0.2)
+        self.waiting_for_replay = False
+
+    def train(self) -> int:
+        cfg = self.cfg
+        while not self._stop.is_set():
+            self._wait_for_replay()
+            if self._stop.is_set():
+                break
+            prefetcher = Prefetcher(lambda: self.replay.sample(cfg.learner.batch_size), max(1, cfg.learner.prefetch))
+            try:
+                while not self._stop.is_set():
+                    try:
+                        sampled = prefetcher.get(timeout=1.0)
+                    except Exception as exc:  # queue.Empty: keep checking for stop
+                        if isinstance(exc, RayActorError):
+                            raise
+                        continue
+                    with self._lock:
+                        self.arch.learner_step(self.replay, self.learner, sampled)
+                    if self.learner.updates % cfg.ray.publish_every == 0:
+                        self._publish()
+                    if self.learner.updates % cfg.checkpoint_every == 0:
+                        self.checkpoint()
+            except RayActorError:
+                self.replay_waits += 1  # the replay died: its data is gone, refill before training on
+            finally:
+                prefetcher.close()
+        self._publish()
+        return self.learner.updates
+
+
+class EvaluatorWorker:
+    def __init__(self, cfg_dict: dict):
+        cfg = C.from_dict(cfg_dict)
+        torch.set_num_threads(1)
+        self.evaluator = Apex(cfg).make_evaluator()
+
+    def evaluate(self, params: dict[str, np.ndarray], updates: int) -> dict:
+        return {**self.evaluator.evaluate({k: torch.from_numpy(v) for k, v in params.items()}),
+                "updates": updates}
+
+
+def _learner_resources(cfg: C.ApexConfig) -> tuple[float, str]:
+    gpus = cfg.ray.learner_gpus
+    if gpus < 0:
+        gpus = 1.0 if ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
+    return gpus, "cuda" if gpus > 0 else "cpu"
+
+
+def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
+             hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Drive a run: keep every actor busy, count what they report, log, evaluate, stop at max_frames.
+
+    `hook(state)` is called on every driver tick with the live handles (fault-injection tests use it)."""
+    cfg = arch.cfg
+    started = connect(cfg.address, cfg.actors + 4)
+    cfg_dict = C.to_dict(cfg)
+    try:
+        return _drive(arch, cfg, cfg_dict, Path(run_dir), monitor, hook)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor: Monitor,
+           hook: Callable[[dict], None] | None) -> dict[str, Any]:
+    r = cfg.replay
+    compress = ("obs", "next_obs") if r.compress and len(arch.obs_shape) == 3 else ()
+    per_shard = -(-r.capacity // r.shards)
+    shard_cls = ray.remote(ReplayTable).options(num_cpus=1, **_RESTART)
+    shards = [shard_cls.remote(per_shard, PrioritizedSampler(r.alpha, r.beta), FifoRemover(), cfg.seed + i,
+                               compress) for i in range(r.shards)]
+    gpus, device = _learner_resources(cfg)
+    learner = ray.remote(LearnerWorker).options(num_cpus=1, num_gpus=gpus, max_concurrency=4, **_RESTART) \
+        .remote(cfg_dict, shards, str(run_dir.resolve()), device)
+    restored = ray.get(learner.restored.remote())
+    base = {k: int(v) for k, v in restored["counters"].items()}
+    monitor.add_returns(restored["returns"])
+    actor_cls = ray.remote(ActorWorker).options(num_cpus=1, **_RESTART)
+    actors = [actor_cls.remote(cfg_dict, i, shards, learner) for i in range(cfg.actors)]
+    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(cfg_dict)
+    replay = _sharded(cfg, shards)
+
+    totals = {"frames": base.get("frames", 0), "episodes": base.get("episodes", 0),
+              "param_pulls": base.get("param_pulls", 0), "steps": 0, "transitions_sent": 0}
+    faults = {"actor_restarts": 0, "learner_restarts": 0}
+    train_ref = learner.train.remote()
+    pending = {actors[i].run.remote(cfg.ray.steps_per_call): i for i in range(cfg.actors)}
+    evaluations: list[dict] = []
+    eval_ref, next_eval = None, cfg.eval_every
+    last_counters: dict[str, float] = {}
+    last_log = time.perf_counter()
+    state = {"actors": actors, "shards": shards, "learner": learner, "evaluator": evaluator,
+             "totals": totals, "faults": faults}
+
+    def counters() -> dict[str, float]:
+        c = {f"actors/{k}": v for k, v in totals.items()}
+        try:
+            c.update({f"replay/{k}": v for k, v in replay.stats().items()})
+            c.update({f"learner/{k}": v for k, v in ray.get(learner.counters.remote(), timeout=30).items()})
+        except (RayActorError, GetTimeoutError):
+            c.update({k: v for k, v in last_counters.items() if not k.startswith("actors/")})
+        c.update({f"faults/{k}": v for k, v in faults.items()})
+        return c
+
+    parked: list[int] = []
+    spi = cfg.ray.samples_per_insert
+
+    def may_act() -> bool:
+        """Rate limit (Reverb's SampleToInsertRatio, simplified): inserts may lead learner samples / spi
+        by one round of calls once learning has started."""
+        if spi <= 0 or totals["transitions_sent"] < cfg.replay.min_size:
+            return True
+        try:
+            samples = ray.get(learner.counters.remote(), timeout=30)["samples"]
+        except (RayActorError, GetTimeoutError):
+            return True
+        slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor
+        return totals["transitions_sent"] <= cfg.replay.min_size + samples / spi + slack
+
+    while totals["frames"] < cfg.max_frames:
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5) if pending else ([], [])
+        for ref in ready:
+            i = pending.pop(ref)
+            try:
+                out = ray.get(ref)
+                for k, v in out["counters"].items():
+                    totals[k] = totals.get(k, 0) + v
+                monitor.add_returns(out["returns"])
+            except RayActorError:
+                faults["actor_restarts"] += 1  # Ray restarts it; its unsent transitions are lost
+            parked.append(i)
+        while parked and may_act():
+            i = parked.pop(0)
+            pending[actors[i].run.remote(cfg.ray.steps_per_call)] = i
+        if parked and not pending:
+            time.sleep(0.005)
+        if ray.wait([train_ref], timeout=0)[0]:
+            try:
+                ray.get(train_ref)
+            except RayActorError:
+                faults["learner_restarts"] += 1  # restarted by Ray from its latest checkpoint
+            train_ref = learner.train.remote()
+        if eval_ref is not None and ray.wait([eval_ref], timeout=0)[0]:
+            try:
+                evaluations.append(ray.get(eval_ref))
+                monitor.log_eval(evaluations[-1])
+            except RayActorError:
+                pass
+            eval_ref = None
+        if time.perf_counter() - last_log >= cfg.log_every_s:
+            last_log = time.perf_counter()
+            last_counters = counters()
+            monitor.log(last_counters, {"replay_size": last_counters.get("replay/size", 0)})
+            learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
+                                         list(monitor.returns))
+            if cfg.eval_every and eval_ref is None and last_counters.get("learner/updates", 0) >= next_eval:
+                params_ref, version = ray.get(learner.params.remote())
+                eval_ref = evaluator.evaluate.remote(params_ref[0], version)
+                next_eval = version + cfg.eval_every
+        if hook is not None:
+            hook(state)
+
+    ray.get(learner.stop.remote())
+    updates = ray.get(train_ref)
+    ray.get(learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
+                                         list(monitor.returns)))
+    ray.get(learner.checkpoint.remote())
+    final = monitor.log(counters(), {"replay_size": len(replay)})
+    evaluation = None
+    if cfg.eval_episodes:
+        params_ref, version = ray.get(learner.params.remote())
+        evaluation = ray.get(evaluator.evaluate.remote(params_ref[0], version))
+    for handle in [*actors, learner, evaluator, *shards]:
+        ray.kill(handle)
+    return {"frames": int(final["frames"]), "updates": int(updates), "evaluation": evaluation,
+            "resumed_from": restored["path"], "replay_size": int(final.get("replay_size", 0)),
+            "faults": dict(faults), "evaluations": evaluations}
