@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
 import time
 import warnings
@@ -46,6 +47,7 @@ def connect(address: str, num_cpus: int) -> bool:
     address = address or os.environ.get("RAY_ADDRESS", "")
     common = {"include_dashboard": False, "logging_level": logging.ERROR, "log_to_driver": True}
     if address:
+        _check_reachable(address)
         try:
             ray.init(address=address, **common)
         except Exception as exc:  # ConnectionError, TimeoutError, ValueError, RuntimeError by version
@@ -55,6 +57,19 @@ def connect(address: str, num_cpus: int) -> bool:
         return True
     ray.init(num_cpus=max(os.cpu_count() or 1, num_cpus), _node_ip_address="127.0.0.1", **common)
     return True
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast on a host:port nobody listens on; ray.init itself retries for minutes."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto", "local" and the like: leave them to Ray
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise ConfigError(f"cannot join the Ray cluster at {address!r} ({exc.strerror or exc}): check the "
+                          "address that `ray start --head` printed, or drop --address to run on this machine") \
+            from None
 
 
 def _call(handle: Any, method: str, *args: Any) -> Any:
@@ -288,11 +303,18 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
         if spi <= 0 or totals["transitions_sent"] < cfg.replay.min_size:
             return True
         try:
-            samples = ray.get(learner.counters.remote(), timeout=30)["samples"]
+            learner_now = ray.get(learner.counters.remote(), timeout=30)
         except (RayActorError, GetTimeoutError):
             return True
+        if learner_now["waiting_for_replay"]:
+            return True  # a restarted replay must refill before the learner samples again
+        samples = learner_now["samples"]
         slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor
         return totals["transitions_sent"] <= cfg.replay.min_size + samples / spi + slack
+
+    def gauges(c: dict[str, float]) -> dict[str, float]:
+        return {"replay_size": c.get("replay/size", 0), "actor_restarts": faults["actor_restarts"],
+                "learner_restarts": faults["learner_restarts"], "replay_waits": c.get("learner/replay_waits", 0)}
 
     while totals["frames"] < cfg.max_frames:
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5) if pending else ([], [])
@@ -327,7 +349,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
         if time.perf_counter() - last_log >= cfg.log_every_s:
             last_log = time.perf_counter()
             last_counters = counters()
-            monitor.log(last_counters, {"replay_size": last_counters.get("replay/size", 0)})
+            monitor.log(last_counters, gauges(last_counters))
             learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
                                          list(monitor.returns))
             if cfg.eval_every and eval_ref is None and last_counters.get("learner/updates", 0) >= next_eval:
@@ -342,7 +364,8 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     ray.get(learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
                                          list(monitor.returns)))
     ray.get(learner.checkpoint.remote())
-    final = monitor.log(counters(), {"replay_size": len(replay)})
+    final = monitor.log(counters(), gauges(counters()))
+    faults["replay_waits"] = int(final["replay_waits"])
     evaluation = None
     if cfg.eval_episodes:
         params_ref, version = ray.get(learner.params.remote())
@@ -350,5 +373,5 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     for handle in [*actors, learner, evaluator, *shards]:
         ray.kill(handle)
     return {"frames": int(final["frames"]), "updates": int(updates), "evaluation": evaluation,
-            "resumed_from": restored["path"], "replay_size": int(final.get("replay_size", 0)),
+            "resumed_from": restored["path"], "replay_size": int(final["replay_size"]),
             "faults": dict(faults), "evaluations": evaluations}
