@@ -176,19 +176,24 @@ class SystemCpu:
 
 class CpuSampler(threading.Thread):
     """Samples the CPU time of this process and its descendants (raylet, gcs, Ray workers) once a
-    second; the window opens when `started()` first says so and closes at the last sample."""
+    second; the window opens when `started()` first says so and closes at the last sample.
+    `stop_run()` is called once the window has lasted `seconds` (or nothing started in `max_wait`)."""
 
-    def __init__(self, started):
+    def __init__(self, started, stop_run, seconds: float, max_wait: float):
         super().__init__(daemon=True)
-        import psutil  # ray ships it (ray/thirdparty_files), on the path once ray is imported
-        self.psutil, self.started = psutil, started
-        self.me = psutil.Process()
+        try:
+            import psutil  # ray ships it (ray/thirdparty_files), on the path once ray is imported
+        except ImportError:
+            psutil = None
+        self.psutil, self.started, self.stop_run = psutil, started, stop_run
+        self.seconds, self.max_wait = seconds, max_wait
+        self.me = psutil.Process() if psutil else None
         self.first: dict[int, tuple[str, float]] = {}
         self.last: dict[int, tuple[str, float]] = {}
         self.window: tuple[float, float] | None = None
         self.system: SystemCpu | None = None
         self.system_cores = float("nan")
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def _role(self, proc) -> str:
         if proc.pid == self.me.pid:
@@ -198,6 +203,8 @@ class CpuSampler(threading.Thread):
 
     def _sample(self) -> dict[int, tuple[str, float]]:
         out = {}
+        if self.me is None:
+            return out
         for proc in [self.me, *self.me.children(recursive=True)]:
             try:
                 t = proc.cpu_times()
@@ -207,23 +214,27 @@ class CpuSampler(threading.Thread):
         return out
 
     def run(self) -> None:
-        t_open = None
-        while not self._stop.wait(1.0):
+        t_open, t_begin = None, time.perf_counter()
+        while not self._halt.wait(1.0):
+            now = time.perf_counter()
             if t_open is None:
                 if self.started():
-                    t_open, self.system = time.perf_counter(), SystemCpu()
+                    t_open, self.system = now, SystemCpu()
                     self.first = self._sample()
+                elif now - t_begin > self.max_wait:
+                    self.stop_run()
                 continue
-            sample = self._sample()
-            self.last.update(sample)
-            self.window = (t_open, time.perf_counter())
+            self.last.update(self._sample())
+            self.window = (t_open, now)
             self.system_cores = self.system.cores()
+            if now - t_open >= self.seconds:
+                self.stop_run()
 
     def stop(self) -> dict:
         """CPU-seconds per role over the window, plus busy cores of ours and of the whole machine."""
-        self._stop.set()
+        self._halt.set()
         self.join()
-        if not self.window:
+        if not self.window or self.me is None:
             return {}
         seconds: dict[str, float] = {}
         for pid, (role, cpu) in self.last.items():
@@ -255,13 +266,18 @@ def steady_rates(rows: list[dict[str, float]], training: bool) -> dict[str, floa
     return {n: sum(r.get(n, 0.0) * dt for r, dt in window) / total for n in names} | {"window_s": total}
 
 
-def distrl_run(actors: int, envs: int, frames: int, training: bool, log_every_s: float) -> dict:
+def distrl_run(actors: int, envs: int, seconds: float, training: bool, log_every_s: float,
+               max_wait: float, frame_cap: int) -> dict:
+    """One ray-runtime run, stopped `seconds` after its steady window opens.
+
+    The stop lowers max_frames on the live config, which the ray driver reads on every tick;
+    should a later runtime copy it instead, `frame_cap` still ends the run."""
     from distrl.config import build_config
     from distrl.training import train
     with tempfile.TemporaryDirectory(prefix="apex-bench-") as tmp:
         run_dir = Path(tmp) / "run"
         cfg = build_config("apex", ENV_ID, "apex-atari", {
-            "runtime": "ray", "actors": actors, "max_frames": frames, "seed": 0, "run_dir": str(run_dir),
+            "runtime": "ray", "actors": actors, "max_frames": frame_cap, "seed": 0, "run_dir": str(run_dir),
             "eval_episodes": 0, "log_every_s": log_every_s, "actor.envs_per_actor": envs,
             "replay.min_size": TRAIN_MIN_SIZE if training else PAUSED_MIN_SIZE,
             **({"learner.batch_size": TRAIN_BATCH} if training else {}),
@@ -271,14 +287,15 @@ def distrl_run(actors: int, envs: int, frames: int, training: bool, log_every_s:
             rows = metrics_rows(run_dir)
             return bool(rows) and (not training or rows[-1].get("updates", 0) > 0)
 
-        sampler = None
+        def stop_run() -> None:
+            cfg.max_frames = 1
+
+        sampler = CpuSampler(started, stop_run, seconds, max_wait)
+        sampler.start()
         try:
-            sampler = CpuSampler(started)
-            sampler.start()
-        except ImportError:
-            pass
-        summary = train(cfg, live=False)
-        cpu = sampler.stop() if sampler else {}
+            summary = train(cfg, live=False)
+        finally:
+            cpu = sampler.stop()
         rows = metrics_rows(run_dir)
     rates = steady_rates(rows, training)
     steady = rates is not None
@@ -376,11 +393,12 @@ def measure(actors: int, envs: int, seconds: float, quick: bool) -> dict:
         r[key] = loop_rate(kind, actors, envs, secs)
         say(f"{kind}: {r[key]['fps']:,.0f} frames/s")
     log_every = 1.0 if quick else 2.0
-    # Frame budgets from the bare rate: about `seconds` of steady acting plus start-up.
-    r["paused"] = distrl_run(actors, envs, int(r["bare"]["fps"] * seconds), False, log_every)
+    max_wait = 45.0 if quick else 120.0  # start-up (and, training, filling min_size) longer than this: give up
+    # The runs stop on time (see distrl_run); this frame cap is only a backstop.
+    cap = int(2 * r["bare"]["fps"] * (seconds + max_wait)) + 2 * TRAIN_MIN_SIZE * FRAME_SKIP
+    r["paused"] = distrl_run(actors, envs, seconds, False, log_every, max_wait, cap)
     say(f"distrl paused: {r['paused']['env_frames_per_s']:,.0f} frames/s")
-    budget = TRAIN_MIN_SIZE * FRAME_SKIP + int(0.6 * r["paused"]["env_frames_per_s"] * seconds)
-    r["training"] = distrl_run(actors, envs, budget, True, log_every)
+    r["training"] = distrl_run(actors, envs, seconds, True, log_every, max_wait, cap)
     say(f"distrl training: {r['training']['env_frames_per_s']:,.0f} frames/s, "
         f"{r['training']['learner_updates_per_s']:.1f} batches/s")
     return r

@@ -140,6 +140,8 @@ class LearnerWorker:
     def __init__(self, cfg_dict: dict, shards: list, run_dir: str, device: str):
         self.cfg = cfg = C.from_dict(cfg_dict)
         self.arch = Apex(cfg)
+        if len(self.arch.obs_shape) == 3 and not cfg.torch_threads:
+            torch.set_num_threads(os.cpu_count() or 1)  # Ray sets 1 thread per 1-CPU worker; a CNN learner wants more
         self.run_dir = Path(run_dir)
         self.learner = self.arch.make_learner(device)
         self.replay = _sharded(cfg, shards)
