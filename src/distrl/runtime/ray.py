@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import socket
 import threading
 import time
@@ -204,18 +205,17 @@ class LearnerWorker:
                 while not self._stop.is_set():
                     try:
                         sampled = prefetcher.get(timeout=1.0)
-                    except Exception as exc:  # queue.Empty: keep checking for stop
-                        if isinstance(exc, RayActorError):
-                            raise
-                        continue
+                    except queue.Empty:
+                        continue  # look at the stop flag again
                     with self._lock:
                         self.arch.learner_step(self.replay, self.learner, sampled)
                     if self.learner.updates % cfg.ray.publish_every == 0:
                         self._publish()
                     if self.learner.updates % cfg.checkpoint_every == 0:
                         self.checkpoint()
-            except RayActorError:
-                self.replay_waits += 1  # the replay died: its data is gone, refill before training on
+            except (RayActorError, ValueError):
+                # The replay died (or came back empty mid-sample): its data is gone; refill first.
+                self.replay_waits += 1
             finally:
                 prefetcher.close()
         self._publish()
