@@ -24,11 +24,14 @@ How to read paused/bare: the share of the bare loop's frame rate the acting pipe
 issue's target is >= 0.70, i.e. distrl's own overhead (transitions, priorities, flushes to the
 replay, parameter pulls, Ray calls, the replay process and the driver sharing the cores) costs at
 most 30%. With N > cores both sides are oversubscribed the same way. distrl's rates are steady
-state, from the run's metrics.csv rows after the first (which includes start-up) and before the
-last (written after the stop); the training rates only over rows where the learner was updating.
+state: a run's window opens once every actor is acting (and, training, the learner updating),
+lasts about S seconds, and its rates come from the run's metrics.csv rows inside it (not the
+whole-run averages of summary.json, which include start-up). A `*` marks a run that never got a
+steady window, whose figures are whole-run averages.
 
-Prints figures only and asserts nothing about times: the machine is shared, so run it twice
-before trusting a difference of a few percent (the "other load" line shows CPU used outside it).
+Prints figures only and asserts nothing about times. The machine is shared and single 20 s runs
+move by +-10-15%: run it twice before trusting a difference, and check the "busy on the machine"
+figures in the details (more than this run's own cores means someone else was using the CPU).
 """
 
 from __future__ import annotations
@@ -54,12 +57,14 @@ FRAME_SKIP = 4           # emulator frames per agent step (make_env's action rep
 TRAIN_MIN_SIZE = 2000    # replay.min_size for the training runs
 TRAIN_BATCH = 64         # learner.batch_size for the training runs (the preset has 512)
 PAUSED_MIN_SIZE = 10**9  # never reached: the learner stays paused
+# Ray titles its worker processes "ray::<Class>" ("ray::<Class>.<method>" while a call runs).
 ROLES = {"ray::ActorWorker": "actors", "ray::LearnerWorker": "learner", "ray::ReplayTable": "replay"}
 
 
 # ------------------------------------------------------------------ the baselines, one process each
 
 def _raw_ale(index: int, envs: int):
+    """One emulator whatever `envs` is: a process-bound rate does not depend on how many it steps."""
     import ale_py
     from ale_py import roms
     ale = ale_py.ALEInterface()
@@ -175,19 +180,26 @@ class SystemCpu:
 
 
 class CpuSampler(threading.Thread):
-    """Samples the CPU time of this process and its descendants (raylet, gcs, Ray workers) once a
-    second; the window opens when `started()` first says so and closes at the last sample.
-    `stop_run()` is called once the window has lasted `seconds` (or nothing started in `max_wait`)."""
+    """Watches one distrl run from the driver process, once a second.
 
-    def __init__(self, started, stop_run, seconds: float, max_wait: float):
+    The steady window opens when `ready()` returns a metrics row count (the run has logged and,
+    in training runs, the learner is updating) and every actor process has been seen acting (its
+    Ray title is `ray::ActorWorker.run`): with N actors starting on 2 cores that takes seconds.
+    From then on it samples the CPU time of this process and its descendants (raylet, gcs, Ray
+    workers), and calls `stop_run()` once the window has lasted `seconds` (or nothing opened in
+    `max_wait`). Without psutil it only times the window."""
+
+    def __init__(self, actors: int, ready, stop_run, seconds: float, max_wait: float):
         super().__init__(daemon=True)
         try:
             import psutil  # ray ships it (ray/thirdparty_files), on the path once ray is imported
         except ImportError:
             psutil = None
-        self.psutil, self.started, self.stop_run = psutil, started, stop_run
+        self.psutil, self.me = psutil, psutil.Process() if psutil else None
+        self.actors, self.ready, self.stop_run = actors, ready, stop_run
         self.seconds, self.max_wait = seconds, max_wait
-        self.me = psutil.Process() if psutil else None
+        self.acting: set[int] = set()
+        self.open_row: int | None = None  # metrics rows written before the window opened
         self.first: dict[int, tuple[str, float]] = {}
         self.last: dict[int, tuple[str, float]] = {}
         self.window: tuple[float, float] | None = None
@@ -195,36 +207,35 @@ class CpuSampler(threading.Thread):
         self.system_cores = float("nan")
         self._halt = threading.Event()
 
-    def _role(self, proc) -> str:
-        if proc.pid == self.me.pid:
-            return "driver"
-        title = (proc.cmdline() or [proc.name()])[0]
-        return next((role for prefix, role in ROLES.items() if title.startswith(prefix)), "other")
-
     def _sample(self) -> dict[int, tuple[str, float]]:
         out = {}
         if self.me is None:
             return out
         for proc in [self.me, *self.me.children(recursive=True)]:
             try:
+                title = "driver" if proc.pid == self.me.pid else (proc.cmdline() or [proc.name()])[0]
                 t = proc.cpu_times()
-                out[proc.pid] = (self._role(proc), t.user + t.system)
             except (self.psutil.NoSuchProcess, self.psutil.AccessDenied, self.psutil.ZombieProcess):
-                pass
+                continue
+            if title.startswith("ray::ActorWorker.run"):
+                self.acting.add(proc.pid)
+            role = next((r for prefix, r in ROLES.items() if title.startswith(prefix)), title)
+            out[proc.pid] = (role if role in ("driver", *ROLES.values()) else "other", t.user + t.system)
         return out
 
     def run(self) -> None:
         t_open, t_begin = None, time.perf_counter()
         while not self._halt.wait(1.0):
             now = time.perf_counter()
+            sample = self._sample()
             if t_open is None:
-                if self.started():
-                    t_open, self.system = now, SystemCpu()
-                    self.first = self._sample()
+                rows = self.ready()
+                if rows and (self.me is None or len(self.acting) >= self.actors):
+                    t_open, self.system, self.first, self.open_row = now, SystemCpu(), sample, rows
                 elif now - t_begin > self.max_wait:
                     self.stop_run()
                 continue
-            self.last.update(self._sample())
+            self.last.update(sample)
             self.window = (t_open, now)
             self.system_cores = self.system.cores()
             if now - t_open >= self.seconds:
@@ -238,7 +249,7 @@ class CpuSampler(threading.Thread):
             return {}
         seconds: dict[str, float] = {}
         for pid, (role, cpu) in self.last.items():
-            # A process that the window opened after (a restarted worker) counts from zero.
+            # A process that started after the window opened counts from zero.
             seconds[role] = seconds.get(role, 0.0) + cpu - self.first.get(pid, (role, 0.0))[1]
         wall = self.window[1] - self.window[0]
         return {"cpu_s": seconds, "wall_s": wall, "our_cores": sum(seconds.values()) / wall,
@@ -246,6 +257,9 @@ class CpuSampler(threading.Thread):
 
 
 # ------------------------------------------------------------------ distrl runs
+
+RATES = ("env_frames_per_s", "replay_inserts_per_s", "learner_updates_per_s", "param_pulls_per_s")
+
 
 def metrics_rows(run_dir: Path) -> list[dict[str, float]]:
     try:
@@ -255,20 +269,19 @@ def metrics_rows(run_dir: Path) -> list[dict[str, float]]:
         return []
 
 
-def steady_rates(rows: list[dict[str, float]], training: bool) -> dict[str, float] | None:
-    """Time-weighted mean of the per-row rates, rows 1..n-2 (and, training, only while updating)."""
-    names = ("env_frames_per_s", "replay_inserts_per_s", "learner_updates_per_s", "param_pulls_per_s")
-    window = [(rows[i], rows[i]["wall_s"] - rows[i - 1]["wall_s"]) for i in range(1, len(rows) - 1)
-              if not training or rows[i - 1].get("updates", 0) > 0]
+def steady_rates(rows: list[dict[str, float]], first: int) -> dict[str, float] | None:
+    """Time-weighted mean of the per-row rates (each row holds the rates since the row before)
+    over rows[first:-1]: rows logged after the window opened, less the one written after the stop."""
+    window = [(rows[i], rows[i]["wall_s"] - rows[i - 1]["wall_s"]) for i in range(max(first, 1), len(rows) - 1)]
     total = sum(dt for _, dt in window)
     if total <= 0:
         return None
-    return {n: sum(r.get(n, 0.0) * dt for r, dt in window) / total for n in names} | {"window_s": total}
+    return {n: sum(r.get(n, 0.0) * dt for r, dt in window) / total for n in RATES} | {"window_s": total}
 
 
 def distrl_run(actors: int, envs: int, seconds: float, training: bool, log_every_s: float,
                max_wait: float, frame_cap: int) -> dict:
-    """One ray-runtime run, stopped `seconds` after its steady window opens.
+    """One ray-runtime run, stopped about `seconds` after its steady window opens.
 
     The stop lowers max_frames on the live config, which the ray driver reads on every tick;
     should a later runtime copy it instead, `frame_cap` still ends the run."""
@@ -283,26 +296,25 @@ def distrl_run(actors: int, envs: int, seconds: float, training: bool, log_every
             **({"learner.batch_size": TRAIN_BATCH} if training else {}),
         })
 
-        def started() -> bool:  # the first steady row is there (training: the learner is updating)
+        def ready() -> int:  # rows logged so far, once logging (training: updating) has begun
             rows = metrics_rows(run_dir)
-            return bool(rows) and (not training or rows[-1].get("updates", 0) > 0)
+            return len(rows) if rows and (not training or rows[-1].get("updates", 0) > 0) else 0
 
         def stop_run() -> None:
             cfg.max_frames = 1
 
-        sampler = CpuSampler(started, stop_run, seconds, max_wait)
+        # One log period more than `seconds`: the first row after opening covers a partial period.
+        sampler = CpuSampler(actors, ready, stop_run, seconds + log_every_s, max_wait)
         sampler.start()
         try:
             summary = train(cfg, live=False)
         finally:
             cpu = sampler.stop()
         rows = metrics_rows(run_dir)
-    rates = steady_rates(rows, training)
+    rates = steady_rates(rows, sampler.open_row + 1) if sampler.open_row else None
     steady = rates is not None
-    if not steady:  # too short for a steady window: the whole-run averages, start-up included
-        rates = {k: summary["rates"].get(k, float("nan")) for k in
-                 ("env_frames_per_s", "replay_inserts_per_s", "learner_updates_per_s", "param_pulls_per_s")}
-        rates["window_s"] = summary["wall_s"]
+    if not steady:  # no steady window: the whole-run averages, start-up included
+        rates = {k: summary["rates"].get(k, float("nan")) for k in RATES} | {"window_s": summary["wall_s"]}
     return {**rates, "steady": steady, "frames": summary["frames"], "updates": summary["updates"],
             "wall_s": summary["wall_s"], "cpu": cpu}
 
@@ -426,14 +438,17 @@ def main() -> None:
     finally:
         ray.shutdown()
     print(f"- frames are emulator frames (4 per agent step); {args.envs_per_actor} env(s) per actor and per "
-          f"bare process; ~{seconds:.0f} s per measurement")
+          f"bare process; ~{seconds:.0f} s per measurement ({seconds / 2:.0f} s for raw ALE and env only)")
     print(f"- training runs: replay.min_size {TRAIN_MIN_SIZE}, learner.batch_size {TRAIN_BATCH} (the preset's "
-          f"512 is too heavy for a 2-core CPU machine), otherwise preset apex-atari; paused runs: replay.min_size "
+          f"512 is too heavy for a 2-core CPU machine), learner torch threads as distrl's ray runtime sets them, otherwise "
+          f"preset apex-atari; paused runs: replay.min_size "
           f"{PAUSED_MIN_SIZE:.0e} so the learner never starts")
     print("- CPU share: CPU-seconds of the actor / learner / replay processes over all of this run's "
           "processes (other: driver, raylet, gcs, idle workers), and the cores they used together\n")
     print(table(results))
-    print("\n`*`: the run was too short for a steady window, so whole-run averages (start-up included).\n")
+    if not all(r[k]["steady"] for r in results for k in ("paused", "training")):
+        print("\n`*`: the run was too short for a steady window, so whole-run averages (start-up included).")
+    print()
     print(details(results))
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
 

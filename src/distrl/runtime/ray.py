@@ -102,13 +102,19 @@ class _LearnerParams:
 
     def __init__(self, learner: Any):
         self.learner = learner
+        self.version = -1
 
     def pull(self) -> tuple[dict[str, torch.Tensor], int] | None:
+        """None when nothing is new: the version is asked first, the 6.7 MB (Atari) only then."""
         try:
             ref, version = ray.get(self.learner.params.remote())
-            return {k: torch.from_numpy(v) for k, v in ray.get(ref[0]).items()}, version
+            if version == self.version:
+                return None
+            params = {k: torch.from_numpy(v) for k, v in ray.get(ref[0]).items()}
         except RayActorError:
             return None  # the learner is restarting: keep acting with the current parameters
+        self.version = version
+        return params, version
 
 
 class ActorWorker:
@@ -271,7 +277,8 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     monitor.add_returns(restored["returns"])
     actor_cls = ray.remote(ActorWorker).options(num_cpus=1, **_RESTART)
     actors = [actor_cls.remote(cfg_dict, i, shards, learner) for i in range(cfg.actors)]
-    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(cfg_dict)
+    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(cfg_dict) \
+        if cfg.eval_every or cfg.eval_episodes else None
     replay = _sharded(cfg, shards)
 
     totals = {"frames": base.get("frames", 0), "episodes": base.get("episodes", 0),
@@ -372,7 +379,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     if cfg.eval_episodes:
         params_ref, version = ray.get(learner.params.remote())
         evaluation = ray.get(evaluator.evaluate.remote(params_ref[0], version))
-    for handle in [*actors, learner, evaluator, *shards]:
+    for handle in [*actors, learner, *shards, *([evaluator] if evaluator else [])]:
         ray.kill(handle)
     return {"frames": int(final["frames"]), "updates": int(updates), "evaluation": evaluation,
             "resumed_from": restored["path"], "replay_size": int(final["replay_size"]),
