@@ -112,3 +112,10 @@ def test_atari_smoke_uint8_end_to_end(tmp_path):
     assert batch["obs"].dtype.name == "uint8" and batch["obs"].shape == (8, 4, 84, 84)
     arch.learner_step(replay, learner, (keys, batch, weights))
     assert learner.updates == 1
+
+
+def test_each_env_of_each_actor_gets_its_own_epsilon(tmp_path):
+    from distrl.components.actor import apex_epsilons
+    arch = Apex(small_cfg(tmp_path, actors=2, **{"actor.envs_per_actor": 2}))
+    assert arch.actor_epsilons(0) + arch.actor_epsilons(1) == pytest.approx(apex_epsilons(4))
+    assert arch.actor_epsilons(1)[1] == pytest.approx(0.4 ** 8)

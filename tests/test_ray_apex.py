@@ -30,7 +30,7 @@ def cfg_for(tmp_path, frames, **extra):
 
 
 def test_ray_run_writes_the_same_run_directory(tmp_path):
-    summary = train(cfg_for(tmp_path, 3000, **{"replay.shards": 2}), live=False)
+    summary = train(cfg_for(tmp_path, 3000, **{"replay.shards": 2, "actor.envs_per_actor": 2}), live=False)
     assert summary["runtime"] == "ray" and summary["frames"] >= 3000 and summary["updates"] > 0
     assert summary["eval_episodes"] == 2 and summary["faults"] == {"actor_restarts": 0, "learner_restarts": 0,
                                                                 "replay_waits": 0}
