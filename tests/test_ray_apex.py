@@ -18,7 +18,7 @@ FAST = {"replay.min_size": 300, "checkpoint_every": 200, "eval_episodes": 2, "lo
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(num_cpus=8, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level="ERROR")
+    ray.init(num_cpus=8, include_dashboard=False, logging_level="ERROR")
     yield
     ray.shutdown()
 
@@ -91,7 +91,7 @@ def test_unreachable_address_is_one_line_exit_2(tmp_path, capsys):
         code = main(["train", "apex", "--env", "CartPole-v1", "--runtime", "ray", "--address", "127.0.0.1:1",
                      "--run-dir", str(tmp_path / "run"), "--quiet"])
     finally:
-        ray.init(num_cpus=8, include_dashboard=False, _node_ip_address="127.0.0.1", logging_level="ERROR")
+        ray.init(num_cpus=8, include_dashboard=False, logging_level="ERROR")
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "cannot join the Ray cluster at '127.0.0.1:1'" in err[0]
 
@@ -107,3 +107,15 @@ def test_apex_on_ray_learns_cartpole(tmp_path):
                                                            "seed": 1, "run_dir": str(tmp_path / "run")})
     summary = train(cfg, live=False)
     assert summary["eval_return_mean"] >= 400, json.dumps(summary)
+
+
+def test_a_local_ray_started_by_distrl_gets_a_token(monkeypatch):
+    from distrl.runtime import protect_local_ray
+    monkeypatch.delitem(__import__("sys").modules, "ray")
+    for var in ("RAY_ADDRESS", "RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    assert not protect_local_ray("10.1.2.3:6379")  # joining a cluster: its own auth settings rule
+    assert "RAY_AUTH_MODE" not in os.environ
+    assert protect_local_ray("")
+    assert os.environ["RAY_AUTH_MODE"] == "token" and len(os.environ["RAY_AUTH_TOKEN"]) == 64
+    assert not protect_local_ray("")  # never overrides a mode that is already set

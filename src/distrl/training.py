@@ -53,6 +53,8 @@ def load_run_config(run_dir: Path) -> Any:
 def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None) -> dict:
     from distrl.architectures.apex import Apex
     if cfg.runtime == "ray":
+        from distrl.runtime import protect_local_ray
+        protect_local_ray(cfg.address)
         try:
             from distrl.runtime import ray as runtime
         except ImportError:

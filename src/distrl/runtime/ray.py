@@ -1,7 +1,8 @@
 """The ray runtime: each component is a Ray actor; Ray starts, places and restarts them.
 
-With no address, `ray.init()` starts a local instance on loopback without the dashboard (the
-embedded default); with `address` (or RAY_ADDRESS) the same run joins a cluster. Components are the
+With no address, `ray.init()` starts a local instance without the dashboard (the embedded default),
+its ports guarded by a per-run token (runtime/__init__.py says why not loopback); with `address`
+(or RAY_ADDRESS) the same run joins a cluster. Components are the
 plain classes of distrl.components; this module only wraps them and moves data between them:
 experience goes actor -> replay shards in batches, parameters go learner -> object store -> actors
 (one put, many gets), priorities go learner -> replay without waiting.
@@ -42,7 +43,7 @@ warnings.filterwarnings("ignore", message="The given NumPy array is not writable
 
 
 def connect(address: str, num_cpus: int) -> bool:
-    """Join `address` (or RAY_ADDRESS), or start a local Ray on loopback. True if we started it."""
+    """Join `address` (or RAY_ADDRESS), or start a local Ray. True if we started it."""
     if ray.is_initialized():
         return False
     address = address or os.environ.get("RAY_ADDRESS", "")
@@ -56,7 +57,7 @@ def connect(address: str, num_cpus: int) -> bool:
             raise ConfigError(f"cannot join the Ray cluster at {address!r} ({first[:160]}): check the address "
                               "that `ray start --head` printed, or drop --address to run on this machine") from None
         return True
-    ray.init(num_cpus=max(os.cpu_count() or 1, num_cpus), _node_ip_address="127.0.0.1", **common)
+    ray.init(num_cpus=max(os.cpu_count() or 1, num_cpus), **common)
     return True
 
 
