@@ -57,3 +57,30 @@ def test_networks_shapes_and_uint8_input():
     net = make_q_network((4, 84, 84), 6)
     assert net(torch.zeros(2, 4, 84, 84, dtype=torch.uint8)).shape == (2, 6)
     assert make_q_network((4,), 2, hidden=(16,))(torch.zeros(3, 4)).shape == (3, 2)
+
+
+def test_loss_outlier_filter_drops_beyond_mean_plus_k_std():
+    from distrl.components.learner import LossOutlierFilter
+    f = LossOutlierFilter(k=2.0, warmup=4)
+    assert all(f.accept(x) for x in [1.0, 3.0, 1.0, 3.0])  # warm-up: always accepted
+    # mean 2, sample std sqrt(4/3) = 1.1547 -> threshold 2 + 2 * 1.1547 = 4.309
+    assert f.accept(4.3) and f.dropped == 0
+    assert not f.accept(-100.0)  # |loss| is what is compared
+    assert f.dropped == 1 and f.count == 6
+
+
+def test_learner_grads_match_the_step_it_would_take():
+    from distrl import config as C
+    from distrl.components.learner import DQNLearner
+    cfg = C.build_config("apex", "CartPole-v1")
+    torch.manual_seed(0)
+    learner = DQNLearner(make_q_network((4,), 2, hidden=(8,)), cfg.learner)
+    rng = np.random.default_rng(0)
+    batch = {"obs": rng.normal(size=(5, 4)).astype(np.float32), "next_obs": rng.normal(size=(5, 4)).astype(np.float32),
+             "action": rng.integers(0, 2, 5), "reward": np.ones(5, np.float32), "discount": np.full(5, 0.9, np.float32)}
+    flat, loss, td = learner.grads(batch, np.ones(5, np.float32))
+    assert flat.shape == (sum(p.numel() for p in learner.online.parameters()),)
+    metrics, priorities = learner.step(batch, np.ones(5, np.float32))  # grads are taken before the update
+    expected = torch.cat([p.grad.reshape(-1) for p in learner.online.parameters()]).numpy()
+    np.testing.assert_allclose(flat, expected, rtol=1e-6)
+    assert loss == pytest.approx(metrics["loss"]) and td == pytest.approx(priorities)

@@ -37,6 +37,30 @@ class DQNLearner:
 
     def step(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
         """One gradient step; returns metrics and the new priorities |G - q(s, a)| of the batch."""
+        loss, td, q = self._loss(batch, weights)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        grad_norm = nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.grad_clip)
+        self.optimizer.step()
+        self.updates += 1
+        self.samples += len(td)
+        if self.updates % self.cfg.target_update == 0:
+            self.target.load_state_dict(self.online.state_dict())
+        metrics = {"loss": loss.item(), "grad_norm": grad_norm.item(), "q_mean": q.mean().item()}
+        return metrics, td.abs().cpu().numpy()
+
+    def grads(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+        """The clipped gradient as one flat vector, without applying it (Gorila: the parameter
+        server applies it); returns (gradient, loss, |TD errors|)."""
+        loss, td, _ = self._loss(batch, weights)
+        self.online.zero_grad(set_to_none=False)
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.grad_clip)
+        self.samples += len(td)
+        flat = torch.cat([p.grad.reshape(-1) for p in self.online.parameters()])
+        return flat.cpu().numpy(), loss.item(), td.abs().cpu().numpy()
+
+    def _loss(self, batch: dict[str, np.ndarray], weights: np.ndarray):
         obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
         reward, discount = self._tensor(batch["reward"]).float(), self._tensor(batch["discount"]).float()
         if self.cfg.double_q:  # one online pass over s and s' (the s' half only picks actions)
@@ -51,16 +75,7 @@ class DQNLearner:
                 target = q_targets(reward, discount, q_next_target)
         loss, td = td_loss(q, self._tensor(batch["action"]), target, self._tensor(weights).float(),
                            self.cfg.loss)
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        grad_norm = nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.grad_clip)
-        self.optimizer.step()
-        self.updates += 1
-        self.samples += len(td)
-        if self.updates % self.cfg.target_update == 0:
-            self.target.load_state_dict(self.online.state_dict())
-        metrics = {"loss": loss.item(), "grad_norm": grad_norm.item(), "q_mean": q.mean().item()}
-        return metrics, td.abs().cpu().numpy()
+        return loss, td, q
 
     def pull(self) -> tuple[dict[str, torch.Tensor], int]:
         """Current online parameters (CPU) and their version, the update count."""
@@ -78,3 +93,31 @@ class DQNLearner:
 
     def counters(self) -> dict[str, float]:
         return {"updates": self.updates, "samples": self.samples}
+
+
+class LossOutlierFilter:
+    """Gorila's second safeguard: keep a running mean and standard deviation of |loss| and drop a
+    gradient whose |loss| exceeds mean + k std. The paper says "several" standard deviations
+    without a number; k = 3 is distrl's default. Statistics start after `warmup` losses and include
+    every loss seen, dropped ones too, so a real shift in the loss scale is followed, not locked out."""
+
+    def __init__(self, k: float = 3.0, warmup: int = 100):
+        self.k, self.warmup = k, warmup
+        self.count, self.mean, self._m2 = 0, 0.0, 0.0
+        self.dropped = 0
+
+    @property
+    def std(self) -> float:
+        return (self._m2 / (self.count - 1)) ** 0.5 if self.count > 1 else 0.0
+
+    def accept(self, loss: float) -> bool:
+        value = abs(float(loss))
+        ok = self.count < self.warmup or value <= self.mean + self.k * self.std
+        self.count += 1  # Welford's running update
+        delta = value - self.mean
+        self.mean += delta / self.count
+        self._m2 += delta * (value - self.mean)
+        if not ok:
+            self.dropped += 1
+        return ok
+
