@@ -119,3 +119,29 @@ def test_a_local_ray_started_by_distrl_gets_a_token(monkeypatch):
     assert protect_local_ray("")
     assert os.environ["RAY_AUTH_MODE"] == "token" and len(os.environ["RAY_AUTH_TOKEN"]) == 64
     assert not protect_local_ray("")  # never overrides a mode that is already set
+
+
+def test_killed_learner_resumes_from_its_checkpoint(tmp_path):
+    seen = {}
+
+    def hook(state):
+        if "after_restart" in seen:
+            return
+        if seen:  # the first counters the new incarnation reports
+            try:
+                seen["after_restart"] = ray.get(state["learner"].counters.remote(), timeout=60)["updates"]
+            except ray.exceptions.RayActorError:
+                pass
+            return
+        checkpoints = list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
+        if checkpoints:
+            seen["checkpoint"] = max(int(p.stem.split("-")[1]) for p in checkpoints)
+            os.kill(ray.get(state["learner"].pid.remote()), signal.SIGKILL)
+
+    from distrl.runtime import ray as ray_runtime
+    summary = _train_with_hook(tmp_path, cfg_for(tmp_path, 9000, checkpoint_every=100), hook, ray_runtime)
+    assert seen and summary["faults"]["learner_restarts"] >= 1
+    # The restarted learner counted on from the checkpoint it loaded, not from zero.
+    assert seen["after_restart"] >= seen["checkpoint"]
+    assert summary["updates"] > seen["checkpoint"]
+    assert summary["frames"] >= 9000

@@ -189,6 +189,9 @@ class LearnerWorker:
     def stop(self) -> None:
         self._stop.set()
 
+    def pid(self) -> int:
+        return os.getpid()
+
     def _wait_for_replay(self) -> None:
         """Pause until the table holds the minimum again (the start, or a restarted replay)."""
         self.waiting_for_replay = True
