@@ -58,7 +58,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         try:
             from distrl.runtime import ray as runtime
         except ImportError:
-            raise ConfigError("--runtime ray needs Ray: pip install 'distrl[ray]' (or pip install ray)") from None
+            raise ConfigError("--runtime ray needs Ray, a dependency of distrl: pip install 'ray>=2.40'") from None
     else:
         from distrl.runtime import inline as runtime
 
