@@ -119,3 +119,17 @@ def test_each_env_of_each_actor_gets_its_own_epsilon(tmp_path):
     arch = Apex(small_cfg(tmp_path, actors=2, **{"actor.envs_per_actor": 2}))
     assert arch.actor_epsilons(0) + arch.actor_epsilons(1) == pytest.approx(apex_epsilons(4))
     assert arch.actor_epsilons(1)[1] == pytest.approx(0.4 ** 8)
+
+
+def test_eval_command_evaluates_the_latest_checkpoint(tmp_path, capsys):
+    train(small_cfg(tmp_path, frames=1500), live=False)
+    run = tmp_path / "run"
+    assert main(["eval", str(run), "--episodes", "3", "--epsilon", "0"]) == 0
+    result = json.loads((run / "eval.json").read_text())
+    assert result["episodes"] == 3 and len(result["returns"]) == 3 and result["epsilon"] == 0.0
+    assert result["checkpoint"].endswith(".pt") and result["mean"] == pytest.approx(sum(result["returns"]) / 3)
+    latest = sorted((run / "checkpoints").glob("ckpt-*.pt"))[-1]
+    latest.write_bytes(b"damaged")
+    capsys.readouterr()
+    assert main(["eval", str(run)]) == 2
+    assert "is corrupt" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""`distrl train | presets`: user errors end as one line on stderr and exit code 2, no traceback."""
+"""`distrl train | eval | presets`: user errors end as one line on stderr and exit code 2, no traceback."""
 
 from __future__ import annotations
 
@@ -42,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest checkpoint")
     train.add_argument("--overwrite", action="store_true", help="replace a run already in --run-dir")
     train.add_argument("--quiet", action="store_true", help="no live progress display")
+    ev = sub.add_parser("eval", help="evaluate a run's latest checkpoint; writes RUN_DIR/eval.json")
+    ev.add_argument("run_dir", metavar="RUN_DIR")
+    ev.add_argument("--episodes", type=int, help="episodes to run (default: the run's eval_episodes)")
+    ev.add_argument("--epsilon", type=float, help="exploration during evaluation (default: the run's, 0.001)")
     sub.add_parser("presets", help="list presets and their sources")
     return parser
 
@@ -93,6 +97,20 @@ def _print_summary(summary: dict) -> None:
     Console().print(table)
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from distrl.training import evaluate_run
+
+    result = evaluate_run(Path(args.run_dir), args.episodes, args.epsilon)
+    table = Table(title=f"distrl eval  {args.run_dir}", show_header=False)
+    for key in ("env", "checkpoint", "updates", "episodes", "epsilon", "mean", "std", "human_normalized"):
+        table.add_row(key, str(result.get(key)))
+    Console().print(table)
+    return 0
+
+
 def cmd_presets(_: argparse.Namespace) -> int:
     for name, (arch, source, values) in C.PRESETS.items():
         print(f"{name:18s} {arch:8s} {source}")
@@ -104,7 +122,7 @@ def cmd_presets(_: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return {"train": cmd_train, "presets": cmd_presets}[args.command](args)
+        return {"train": cmd_train, "eval": cmd_eval, "presets": cmd_presets}[args.command](args)
     except DistrlError as exc:
         print(f"distrl: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR

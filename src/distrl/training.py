@@ -92,3 +92,23 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
 
 def _finite(x: float) -> float | None:
     return None if x is None or math.isnan(x) else round(float(x), 3)
+
+
+def evaluate_run(run_dir: Path, episodes: int | None = None, epsilon: float | None = None) -> dict:
+    """Evaluate a run's latest checkpoint with the env's protocol (no-op starts on Atari); writes eval.json."""
+    from distrl.architectures.apex import Apex
+
+    cfg = load_run_config(run_dir)
+    if epsilon is not None:
+        C.set_value(cfg, "eval_epsilon", epsilon)
+        C.validate(cfg)
+    if episodes is not None and episodes < 1:
+        raise ConfigError(f"invalid value {episodes} for --episodes: accepted values are whole numbers >= 1")
+    arch = Apex(cfg)
+    learner = arch.make_learner()
+    data = arch.restore(run_dir, learner)
+    result = arch.make_evaluator(episodes).evaluate(learner.pull()[0])
+    result.update({"env": cfg.env, "checkpoint": data["path"], "updates": learner.updates})
+    (run_dir / "eval.json").write_text(json.dumps(result, indent=2))
+    return result
+
