@@ -1,4 +1,4 @@
-"""`distrl train | eval | presets`: user errors end as one line on stderr and exit code 2, no traceback."""
+"""`distrl train | eval | plot | presets`: user errors end as one line on stderr and exit code 2, no traceback."""
 
 from __future__ import annotations
 
@@ -46,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("run_dir", metavar="RUN_DIR")
     ev.add_argument("--episodes", type=int, help="episodes to run (default: the run's eval_episodes)")
     ev.add_argument("--epsilon", type=float, help="exploration during evaluation (default: the run's, 0.001)")
+    plot = sub.add_parser("plot", help="learning curves and rates of one or more runs, as a PNG")
+    plot.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    plot.add_argument("--out", default="curves.png", help="PNG file to write (default curves.png)")
+    plot.add_argument("--x", default="frames", help="x axis: frames, wall_s or updates")
     sub.add_parser("presets", help="list presets and their sources")
     return parser
 
@@ -111,6 +115,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plot(args: argparse.Namespace) -> int:
+    from distrl.plotting import plot_runs
+
+    print(plot_runs([Path(d) for d in args.run_dirs], Path(args.out), args.x))
+    return 0
+
+
 def cmd_presets(_: argparse.Namespace) -> int:
     for name, (arch, source, values) in C.PRESETS.items():
         print(f"{name:18s} {arch:8s} {source}")
@@ -122,7 +133,8 @@ def cmd_presets(_: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return {"train": cmd_train, "eval": cmd_eval, "presets": cmd_presets}[args.command](args)
+        return {"train": cmd_train, "eval": cmd_eval, "plot": cmd_plot,
+                "presets": cmd_presets}[args.command](args)
     except DistrlError as exc:
         print(f"distrl: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR

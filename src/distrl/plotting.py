@@ -1,0 +1,70 @@
+"""`distrl plot`: learning curves from metrics.csv, runs of one config (differing only in seed)
+drawn as their mean with a min-max band, plus a panel of component rates."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from distrl.components.monitor import RATE_NAMES
+from distrl.errors import ConfigError
+
+X_AXES = ("frames", "wall_s", "updates")
+
+
+def read_run(run_dir: Path) -> tuple[str, dict[str, np.ndarray]]:
+    """(label shared by the run's seeds, columns of metrics.csv as float arrays)."""
+    metrics = run_dir / "metrics.csv"
+    if not metrics.is_file():
+        raise ConfigError(f"{run_dir} has no metrics.csv: give the directory of a distrl run")
+    with open(metrics, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise ConfigError(f"{metrics} has no rows yet: let the run log at least once")
+    columns = {k: np.array([float(r[k]) if r.get(k) not in (None, "") else np.nan for r in rows]) for k in rows[0]}
+    label = run_dir.name
+    config = run_dir / "config.json"
+    if config.is_file():
+        cfg = json.loads(config.read_text())
+        label = f"{cfg.get('architecture')} {cfg.get('env')} {cfg.get('preset')} {cfg.get('runtime')}"
+    return label, columns
+
+
+def plot_runs(run_dirs: list[Path], out: Path, x: str = "frames") -> Path:
+    if x not in X_AXES:
+        raise ConfigError(f"invalid value {x!r} for --x: accepted values are {', '.join(X_AXES)}")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups: dict[str, list[dict[str, np.ndarray]]] = defaultdict(list)
+    for run_dir in run_dirs:
+        label, columns = read_run(Path(run_dir))
+        groups[label].append(columns)
+    fig, (ret_ax, rate_ax) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
+    for label, runs in groups.items():
+        top = min(r[x][-1] for r in runs)  # the range every seed covers
+        grid = np.linspace(0, top, 200)
+        curves = np.array([np.interp(grid, r[x], r["episode_return_mean"]) for r in runs])
+        line, = ret_ax.plot(grid, np.nanmean(curves, axis=0), label=f"{label} ({len(runs)} run{'s' * (len(runs) > 1)})")
+        if len(runs) > 1:
+            ret_ax.fill_between(grid, np.nanmin(curves, axis=0), np.nanmax(curves, axis=0),
+                                color=line.get_color(), alpha=0.2)
+        for name in RATE_NAMES.values():
+            if name in runs[0]:
+                rate_ax.plot(runs[0][x], runs[0][name], label=f"{name} ({label})", linewidth=1)
+    ret_ax.set_ylabel("return (mean of the last 100 training episodes)")
+    ret_ax.legend(fontsize=8)
+    rate_ax.set_ylabel("per second")
+    rate_ax.set_yscale("symlog")
+    rate_ax.set_xlabel(x)
+    rate_ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
