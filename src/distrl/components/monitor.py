@@ -40,7 +40,6 @@ class Monitor:
             from torch.utils.tensorboard import SummaryWriter
             self._writer = SummaryWriter(str(self.run_dir / "tb"))
         self._live: Live | None = None
-        self.row: dict[str, float] = {}
 
     def add_returns(self, returns: list[float]) -> None:
         self.returns.extend(returns)
@@ -51,6 +50,10 @@ class Monitor:
 
     def wall_s(self) -> float:
         return time.perf_counter() - self._start
+
+    def start(self, counters: dict[str, float]) -> None:
+        """The counters components begin with (restored ones on --resume): rates count from here."""
+        self._first = (self.wall_s(), dict(counters))
 
     def log(self, counters: dict[str, float], extra: dict[str, float] | None = None) -> dict[str, float]:
         """Write one row: wall_s, frames, updates, mean return, gauges and rates since the last row."""
@@ -68,7 +71,6 @@ class Monitor:
                 row[name] = (counters[key] - prev.get(key, 0.0)) / dt
         self._last = (now, dict(counters))
         self._write(row)
-        self.row = row
         self._show(row)
         return row
 
@@ -91,10 +93,11 @@ class Monitor:
 
     def overall_rates(self) -> dict[str, float]:
         """Rates averaged over the whole run, for summary.json."""
-        if self._last is None or self._last[0] <= 0:
+        if self._last is None or self._first is None or self._last[0] <= self._first[0]:
             return {}
-        t, counters = self._last
-        return {name: counters[key] / t for key, name in RATE_NAMES.items() if key in counters}
+        (t0, first), (t, counters) = self._first, self._last
+        return {name: (counters[key] - first.get(key, 0.0)) / (t - t0)
+                for key, name in RATE_NAMES.items() if key in counters}
 
     def _write(self, row: dict[str, float]) -> None:
         if self._csv is None:

@@ -35,6 +35,7 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) 
         c = counters()
         arch.save(run_dir, learner, {k: c[f"actors/{k}"] for k in base}, list(monitor.returns))
 
+    monitor.start(counters())
     last_log = time.perf_counter()
     frames = counters()["actors/frames"]
     try:

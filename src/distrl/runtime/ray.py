@@ -329,6 +329,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
         return {"replay_size": c.get("replay/size", 0), "actor_restarts": faults["actor_restarts"],
                 "learner_restarts": faults["learner_restarts"], "replay_waits": c.get("learner/replay_waits", 0)}
 
+    monitor.start(counters())
     while totals["frames"] < cfg.max_frames:
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5) if pending else ([], [])
         for ref in ready:
