@@ -24,9 +24,7 @@ def prepare_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> None:
     """Refuse to mix two runs in one directory; --overwrite removes only distrl's own files."""
     holds_run = (run_dir / "config.json").exists()
     if resume:
-        if not holds_run:
-            raise ConfigError(f"--resume {run_dir}: no distrl run there (no config.json); "
-                              "give the directory of an earlier run")
+        _require_run(run_dir)
         return
     if holds_run and not overwrite:
         raise ConfigError(f"run directory {run_dir} already holds a run: pass --resume {run_dir} to continue "
@@ -38,10 +36,13 @@ def prepare_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
 
 
-def load_run_config(run_dir: Path) -> Any:
+def _require_run(run_dir: Path) -> None:
     if not (run_dir / "config.json").is_file():
-        raise ConfigError(f"--resume {run_dir}: no distrl run there (no config.json); "
-                          "give the directory of an earlier run")
+        raise ConfigError(f"{run_dir}: no distrl run there (no config.json); give the directory of an earlier run")
+
+
+def load_run_config(run_dir: Path) -> Any:
+    _require_run(run_dir)
     try:
         data = json.loads((run_dir / "config.json").read_text())
     except (OSError, json.JSONDecodeError) as exc:
