@@ -63,14 +63,11 @@ class DQNLearner:
     def _loss(self, batch: dict[str, np.ndarray], weights: np.ndarray):
         obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
         reward, discount = self._tensor(batch["reward"]).float(), self._tensor(batch["discount"]).float()
-        if self.cfg.double_q:  # one online pass over s and s' (the s' half only picks actions)
-            q, q_next_online = self.online(torch.cat([obs, next_obs])).split(len(obs))
-        else:
-            q = self.online(obs)
-        with torch.no_grad():
+        q = self.online(obs)
+        with torch.no_grad():  # s' only picks actions and bootstraps: no backward through it
             q_next_target = self.target(next_obs)
             if self.cfg.double_q:
-                target = double_q_targets(reward, discount, q_next_online.detach(), q_next_target)
+                target = double_q_targets(reward, discount, self.online(next_obs), q_next_target)
             else:
                 target = q_targets(reward, discount, q_next_target)
         loss, td = td_loss(q, self._tensor(batch["action"]), target, self._tensor(weights).float(),

@@ -378,7 +378,8 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     ray.get(learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
                                          list(monitor.returns)))
     ray.get(learner.checkpoint.remote())
-    final = monitor.log(counters(), gauges(counters()))
+    last_counters = counters()
+    final = monitor.log(last_counters, gauges(last_counters))
     faults["replay_waits"] = int(final["replay_waits"])
     evaluation = None
     if cfg.eval_episodes:
