@@ -175,3 +175,16 @@ def test_ray_actor_shards_give_the_same_numbers_as_local(local_ray):
     np.testing.assert_allclose(remote.pull()[0], local.pull()[0], rtol=1e-6)
     assert remote.pull()[1].tolist() == [3, 3] and remote.updates() == 3
     assert len({ray.get(s.pid.remote()) for s in remote.shards}) == 2
+
+
+def test_push_pull_is_a_push_then_a_pull():
+    values = np.arange(7, dtype=np.float32)
+    a = ShardedParameterServer(local_shards(values, 3, optimizer="adagrad", lr=0.1))
+    b = ShardedParameterServer(local_shards(values, 3, optimizer="adagrad", lr=0.1))
+    grad = np.linspace(-1, 1, 7).astype(np.float32)
+    flat, versions = a.push_pull(grad, [0, 0, 0])
+    b.push(grad, [0, 0, 0])
+    expected, expected_versions = b.pull()
+    np.testing.assert_array_equal(flat, expected)
+    np.testing.assert_array_equal(versions, expected_versions)
+    assert list(versions) == [1, 1, 1]

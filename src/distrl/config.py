@@ -77,8 +77,9 @@ class RayConfig:
 
 
 @dataclass
-class ApexConfig:
-    architecture: str = "apex"
+class RunConfig:
+    """What every architecture's run has: the env, the scale, the runtime, the bookkeeping."""
+    architecture: str = ""
     env: str = "ALE/Pong-v5"
     preset: str = ""
     runtime: str = "inline"
@@ -88,11 +89,16 @@ class ApexConfig:
     seed: int = 0
     run_dir: str = ""
     log_every_s: float = 5.0
-    checkpoint_every: int = 5000     # learner updates between checkpoints
+    checkpoint_every: int = 5000     # learner updates (Gorila: global parameter-server updates) between checkpoints
     eval_episodes: int = 20
     eval_epsilon: float = 0.001
-    eval_every: int = 0              # ray: learner updates between evaluations of the latest parameters (0: at the end only)
+    eval_every: int = 0              # ray: updates between evaluations of the latest parameters (0: at the end only)
     torch_threads: int = 0           # 0: one thread for vector observations (small nets), torch's default for images
+
+
+@dataclass
+class ApexConfig(RunConfig):
+    architecture: str = "apex"
     actor: ActorConfig = field(default_factory=ActorConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
@@ -101,7 +107,70 @@ class ApexConfig:
     ray: RayConfig = field(default_factory=RayConfig)
 
 
-ARCHITECTURES: dict[str, type] = {"apex": ApexConfig}
+# ---------------------------------------------------------------- Gorila (Nair et al. 2015)
+
+@dataclass
+class GorilaActorConfig:
+    epsilon_start: float = 1.0
+    epsilon_end: float = 0.1
+    epsilon_updates: int = 1_000_000  # global parameter-server updates over which epsilon anneals
+    pull_every_steps: int = 1        # K: agent steps between parameter pulls (1 in the paper)
+    flush_size: int = 4              # transitions per add to the replay
+    max_episode_frames: int = 50_000
+
+
+@dataclass
+class GorilaReplayConfig:
+    mode: str = "local"              # local: one uniform table per bundle; global: one table for all
+    capacity: int = 1_000_000        # per table
+    min_size: int = 50_000           # a learner starts once its table holds this many (DQN's replay start)
+    compress: bool = True
+
+
+@dataclass
+class GorilaLearnerConfig:
+    batch_size: int = 32
+    n_step: int = 1                  # Gorila DQN is one-step Q-learning
+    gamma: float = 0.99
+    double_q: bool = False
+    loss: str = "huber"              # DQN's error clipping to [-1, 1]
+    grad_clip: float = 40.0          # global gradient-norm clip before the push (not in the paper)
+    target_update: int = 60_000      # global parameter-server updates between target refreshes
+    pull_every_steps: int = 1        # K: learner steps between parameter pulls (1 in the paper)
+    outlier_k: float = 3.0           # drop a gradient whose |loss| > running mean + k std ("several")
+    outlier_warmup: int = 100        # losses seen before the filter may drop
+
+
+@dataclass
+class ParamServerConfig:
+    shards: int = 31                 # N_param in the paper
+    optimizer: str = "adagrad"
+    lr: float = 0.01                 # not given in the paper: torch's AdaGrad default
+    staleness_bound: int = 100       # drop a push whose shard version lags by more (-1: never; unstated in the paper)
+
+
+@dataclass
+class BundleConfig:
+    """How each bundle interleaves its actor and its learner (the same in both runtimes)."""
+    actor_steps: int = 4             # agent steps per round
+    updates: int = 1                 # learner steps per round once the replay holds min_size (DQN: 1 per 4 steps)
+    rounds_per_call: int = 25        # ray: rounds a bundle runs per remote call (progress is counted per call)
+
+
+@dataclass
+class GorilaConfig(RunConfig):
+    architecture: str = "gorila"
+    actors: int = 100                # bundles: N_act = N_learn
+    checkpoint_every: int = 10_000
+    actor: GorilaActorConfig = field(default_factory=GorilaActorConfig)
+    replay: GorilaReplayConfig = field(default_factory=GorilaReplayConfig)
+    learner: GorilaLearnerConfig = field(default_factory=GorilaLearnerConfig)
+    ps: ParamServerConfig = field(default_factory=ParamServerConfig)
+    net: NetConfig = field(default_factory=lambda: NetConfig(dueling=False))
+    bundle: BundleConfig = field(default_factory=BundleConfig)
+
+
+ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig}
 
 # name -> (architecture, source, overrides). Defaults of the dataclasses are the paper's values.
 PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
@@ -115,6 +184,18 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "net.hidden": (128, 128), "inline.actor_steps": 4, "inline.updates_per_round": 4,
         # On a 2-core machine free-running actors starve the learner; hold the inline ratio instead.
         "ray.samples_per_insert": 16.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+    }),
+    "gorila-atari": ("gorila", "Nair et al. 2015 (the defaults): 100 bundles, 31 shards, AdaGrad, target every "
+                     "60,000 global updates, epsilon 1 -> 0.1 over 1M global updates", {}),
+    "gorila-cartpole": ("gorila", "distrl: 1-step DQN values that solve CartPole-v1 with 2 bundles in 80k frames "
+                        "(Adam on the server: AdaGrad 0.01 reached 283 in a probe)", {
+        "actors": 2, "max_frames": 80_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "actor.epsilon_end": 0.04, "actor.epsilon_updates": 4000, "actor.pull_every_steps": 1,
+        "actor.flush_size": 4,
+        "replay.capacity": 100_000, "replay.min_size": 1000, "replay.compress": False,
+        "learner.batch_size": 128, "learner.target_update": 256, "learner.grad_clip": 10.0,
+        "ps.shards": 2, "ps.optimizer": "adam", "ps.lr": 1e-3, "ps.staleness_bound": 20,
+        "net.hidden": (128, 128), "bundle.actor_steps": 4, "bundle.updates": 2,
     }),
 }
 
@@ -218,7 +299,8 @@ def _check(ok: bool, key: str, value: Any, accepted: str) -> None:
         raise ConfigError(f"invalid value {value!r} for {key}: accepted values are {accepted}")
 
 
-def validate(cfg: ApexConfig) -> None:
+def validate(cfg: RunConfig) -> None:
+    """The checks every run shares, then the architecture's own."""
     c = cfg
     _check(c.runtime in RUNTIMES, "runtime", c.runtime, " or ".join(RUNTIMES))
     _check(c.actors >= 1, "actors", c.actors, "whole numbers >= 1")
@@ -228,7 +310,23 @@ def validate(cfg: ApexConfig) -> None:
     _check(c.checkpoint_every >= 1, "checkpoint_every", c.checkpoint_every, "whole numbers >= 1")
     _check(c.eval_episodes >= 0, "eval_episodes", c.eval_episodes, "whole numbers >= 0")
     _check(0 <= c.eval_epsilon <= 1, "eval_epsilon", c.eval_epsilon, "numbers in [0, 1]")
+    _check(c.eval_every >= 0, "eval_every", c.eval_every, "whole numbers >= 0 (0: only at the end)")
     _check(c.torch_threads >= 0, "torch_threads", c.torch_threads, "whole numbers >= 0 (0: automatic)")
+    _check(len(c.net.hidden) >= 1 and min(c.net.hidden) >= 1, "net.hidden", c.net.hidden,
+           "comma-separated layer sizes >= 1, e.g. 128,128")
+    {"apex": _validate_apex, "gorila": _validate_gorila}[c.architecture](c)
+
+
+def _validate_dqn_learner(le: Any) -> None:
+    _check(le.batch_size >= 1, "learner.batch_size", le.batch_size, "whole numbers >= 1")
+    _check(le.n_step >= 1, "learner.n_step", le.n_step, "whole numbers >= 1")
+    _check(0 <= le.gamma <= 1, "learner.gamma", le.gamma, "numbers in [0, 1]")
+    _check(le.loss in ("mse", "huber"), "learner.loss", le.loss, "mse or huber")
+    _check(le.grad_clip > 0, "learner.grad_clip", le.grad_clip, "numbers > 0")
+    _check(le.target_update >= 1, "learner.target_update", le.target_update, "whole numbers >= 1")
+
+
+def _validate_apex(c: ApexConfig) -> None:
     a = c.actor
     _check(a.envs_per_actor >= 1, "actor.envs_per_actor", a.envs_per_actor, "whole numbers >= 1")
     _check(0 <= a.epsilon_base <= 1, "actor.epsilon_base", a.epsilon_base, "numbers in [0, 1]")
@@ -243,30 +341,51 @@ def validate(cfg: ApexConfig) -> None:
     _check(r.min_size >= 1, "replay.min_size", r.min_size, "whole numbers >= 1")
     _check(r.trim_every >= 1, "replay.trim_every", r.trim_every, "whole numbers >= 1")
     _check(r.shards >= 1, "replay.shards", r.shards, "whole numbers >= 1")
-    _check(c.eval_every >= 0, "eval_every", c.eval_every, "whole numbers >= 0 (0: only at the end)")
     _check(c.ray.steps_per_call >= 1, "ray.steps_per_call", c.ray.steps_per_call, "whole numbers >= 1")
     _check(c.ray.max_inflight_adds >= 1, "ray.max_inflight_adds", c.ray.max_inflight_adds, "whole numbers >= 1")
     _check(c.ray.publish_every >= 1, "ray.publish_every", c.ray.publish_every, "whole numbers >= 1")
     _check(c.ray.samples_per_insert >= 0, "ray.samples_per_insert", c.ray.samples_per_insert,
            "numbers >= 0 (0: actors never wait for the learner)")
     le = c.learner
-    _check(le.batch_size >= 1, "learner.batch_size", le.batch_size, "whole numbers >= 1")
-    _check(le.n_step >= 1, "learner.n_step", le.n_step, "whole numbers >= 1")
-    _check(0 <= le.gamma <= 1, "learner.gamma", le.gamma, "numbers in [0, 1]")
-    _check(le.loss in ("mse", "huber"), "learner.loss", le.loss, "mse or huber")
+    _validate_dqn_learner(le)
     _check(le.optimizer in ("rmsprop_centered", "adam"), "learner.optimizer", le.optimizer,
            "rmsprop_centered or adam")
     _check(le.lr > 0, "learner.lr", le.lr, "numbers > 0")
     _check(0 <= le.rms_decay < 1, "learner.rms_decay", le.rms_decay, "numbers in [0, 1)")
     _check(le.rms_eps > 0, "learner.rms_eps", le.rms_eps, "numbers > 0")
-    _check(le.grad_clip > 0, "learner.grad_clip", le.grad_clip, "numbers > 0")
-    _check(le.target_update >= 1, "learner.target_update", le.target_update, "whole numbers >= 1")
     _check(le.prefetch >= 0, "learner.prefetch", le.prefetch, "whole numbers >= 0")
-    _check(len(c.net.hidden) >= 1 and min(c.net.hidden) >= 1, "net.hidden", c.net.hidden,
-           "comma-separated layer sizes >= 1, e.g. 128,128")
     _check(c.inline.actor_steps >= 1, "inline.actor_steps", c.inline.actor_steps, "whole numbers >= 1")
     _check(c.inline.updates_per_round >= 1, "inline.updates_per_round", c.inline.updates_per_round,
            "whole numbers >= 1")
+
+
+def _validate_gorila(c: GorilaConfig) -> None:
+    from distrl.components.param_server import OPTIMIZERS
+    a = c.actor
+    _check(0 <= a.epsilon_end <= a.epsilon_start <= 1, "actor.epsilon_start/epsilon_end",
+           (a.epsilon_start, a.epsilon_end), "numbers with 0 <= epsilon_end <= epsilon_start <= 1")
+    _check(a.epsilon_updates >= 1, "actor.epsilon_updates", a.epsilon_updates, "whole numbers >= 1")
+    _check(a.pull_every_steps >= 1, "actor.pull_every_steps", a.pull_every_steps, "whole numbers >= 1")
+    _check(a.flush_size >= 1, "actor.flush_size", a.flush_size, "whole numbers >= 1")
+    _check(a.max_episode_frames >= 1, "actor.max_episode_frames", a.max_episode_frames, "whole numbers >= 1")
+    r = c.replay
+    _check(r.mode in ("local", "global"), "replay.mode", r.mode, "local (one table per bundle) or global")
+    _check(r.capacity >= 1, "replay.capacity", r.capacity, "whole numbers >= 1")
+    _check(r.min_size >= 1, "replay.min_size", r.min_size, "whole numbers >= 1")
+    le = c.learner
+    _validate_dqn_learner(le)
+    _check(le.pull_every_steps >= 1, "learner.pull_every_steps", le.pull_every_steps, "whole numbers >= 1")
+    _check(le.outlier_k > 0, "learner.outlier_k", le.outlier_k, "numbers > 0")
+    _check(le.outlier_warmup >= 2, "learner.outlier_warmup", le.outlier_warmup, "whole numbers >= 2")
+    p = c.ps
+    _check(p.shards >= 1, "ps.shards", p.shards, "whole numbers >= 1")
+    _check(p.optimizer in OPTIMIZERS, "ps.optimizer", p.optimizer, " or ".join(OPTIMIZERS))
+    _check(p.lr > 0, "ps.lr", p.lr, "numbers > 0")
+    _check(p.staleness_bound >= -1, "ps.staleness_bound", p.staleness_bound, "whole numbers >= 0, or -1 for none")
+    b = c.bundle
+    _check(b.actor_steps >= 1, "bundle.actor_steps", b.actor_steps, "whole numbers >= 1")
+    _check(b.updates >= 0, "bundle.updates", b.updates, "whole numbers >= 0")
+    _check(b.rounds_per_call >= 1, "bundle.rounds_per_call", b.rounds_per_call, "whole numbers >= 1")
 
 
 def to_dict(cfg: Any) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from distrl import config as C
+from distrl.architectures import make_architecture
 from distrl.components.monitor import Monitor
 from distrl.errors import ConfigError
 
@@ -52,7 +53,6 @@ def load_run_config(run_dir: Path) -> Any:
 
 
 def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None) -> dict:
-    from distrl.architectures.apex import Apex
     if cfg.runtime == "ray":
         from distrl.runtime import protect_local_ray
         protect_local_ray(cfg.address)
@@ -63,7 +63,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
     else:
         from distrl.runtime import inline as runtime
 
-    arch = Apex(cfg)  # probes the env first: a bad env id fails before anything is written
+    arch = make_architecture(cfg)  # probes the env first: a bad env id fails before anything is written
     run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir(cfg)
     cfg.run_dir = str(run_dir)
     prepare_run_dir(run_dir, resume=resume, overwrite=overwrite)
@@ -71,7 +71,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         (run_dir / "config.json").write_text(C.dumps(cfg))
     monitor = Monitor(run_dir, live=live)
     try:
-        result = runtime.run_apex(arch, run_dir, monitor, resume=resume)
+        result = getattr(runtime, f"run_{cfg.architecture}")(arch, run_dir, monitor, resume=resume)
     finally:
         monitor.close()
     evaluation = result["evaluation"] or {}
@@ -97,19 +97,16 @@ def _finite(x: float) -> float | None:
 
 def evaluate_run(run_dir: Path, episodes: int | None = None, epsilon: float | None = None) -> dict:
     """Evaluate a run's latest checkpoint with the env's protocol (no-op starts on Atari); writes eval.json."""
-    from distrl.architectures.apex import Apex
-
     cfg = load_run_config(run_dir)
     if epsilon is not None:
         C.set_value(cfg, "eval_epsilon", epsilon)
         C.validate(cfg)
     if episodes is not None and episodes < 1:
         raise ConfigError(f"invalid value {episodes} for --episodes: accepted values are whole numbers >= 1")
-    arch = Apex(cfg)
-    learner = arch.make_learner()
-    data = arch.restore(run_dir, learner)
-    result = arch.make_evaluator(episodes).evaluate(learner.pull()[0])
-    result.update({"env": cfg.env, "checkpoint": data["path"], "updates": learner.updates})
+    arch = make_architecture(cfg)
+    params, info = arch.policy_params(run_dir)
+    result = arch.make_evaluator(episodes).evaluate(params)
+    result.update({"env": cfg.env, **info})
     (run_dir / "eval.json").write_text(json.dumps(result, indent=2))
     return result
 

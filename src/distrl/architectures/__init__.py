@@ -1,0 +1,12 @@
+"""The wirings: each says what to create and connect for one paper's system."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def make_architecture(cfg: Any) -> Any:
+    """The wiring for cfg.architecture; it probes the env, so a bad env id fails here."""
+    from distrl.architectures.apex import Apex
+    from distrl.architectures.gorila import Gorila
+    return {"apex": Apex, "gorila": Gorila}[cfg.architecture](cfg)

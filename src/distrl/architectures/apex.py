@@ -5,19 +5,17 @@ This module says what to create and how the parts connect; a runtime (inline, ra
 
 from __future__ import annotations
 
-import numpy as np
-import torch
-from gymnasium import spaces
-
 from pathlib import Path
 
+import torch
+
+from distrl.architectures.common import frame_skip, probe_discrete_env, set_torch_threads, spawn_seeds
 from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
 from distrl.config import ApexConfig
 from distrl.envs import is_atari, make_env
-from distrl.errors import ConfigError
 from distrl.nets import make_q_network
 from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
 
@@ -25,23 +23,11 @@ from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
 class Apex:
     def __init__(self, cfg: ApexConfig):
         self.cfg = cfg
-        probe = make_env(cfg.env, "eval")
-        try:
-            if not isinstance(probe.action_space, spaces.Discrete):
-                raise ConfigError(f"apex needs a discrete action space, but {cfg.env} has "
-                                  f"{type(probe.action_space).__name__}: use a discrete env such as "
-                                  "CartPole-v1 or ALE/Pong-v5")
-            self.obs_shape = tuple(probe.observation_space.shape)
-            self.num_actions = int(probe.action_space.n)
-        finally:
-            probe.close()
+        self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "apex")
         self.atari = is_atari(cfg.env)
-        self.frame_skip = 4 if self.atari else 1  # frames are emulator frames, as in the papers
-        if cfg.torch_threads or len(self.obs_shape) == 1:
-            # Small MLPs run fastest on one thread; more only add synchronisation (20x slower seen here).
-            torch.set_num_threads(cfg.torch_threads or 1)
-        seeds = np.random.SeedSequence(cfg.seed)
-        self._seeds = [int(s.generate_state(1)[0]) for s in seeds.spawn(cfg.actors + 3)]
+        self.frame_skip = frame_skip(cfg.env)
+        set_torch_threads(cfg.torch_threads, self.obs_shape)
+        self._seeds = spawn_seeds(cfg.seed, cfg.actors + 3)
 
     def make_net(self) -> torch.nn.Module:
         torch.manual_seed(self._seeds[-1])
@@ -107,3 +93,9 @@ class Apex:
         learner.load_state_dict(data["learner"])
         torch.set_rng_state(data["torch_rng"])
         return {**data, "path": str(path)}
+
+    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
+        """The latest checkpoint's online network, for `distrl eval`."""
+        learner = self.make_learner()
+        data = self.restore(run_dir, learner)
+        return learner.pull()[0], {"checkpoint": data["path"], "updates": learner.updates}

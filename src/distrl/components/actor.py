@@ -37,7 +37,10 @@ class Actor:
 
     def __init__(self, make_env: Callable[[int], Any], net: nn.Module, epsilons: Sequence[float], *,
                  sink: Sink, source: ParameterSource, n_step: int, gamma: float, flush_size: int,
-                 pull_every: int, frame_skip: int = 1, seed: int = 0):
+                 pull_every: int, frame_skip: int = 1, seed: int = 0,
+                 epsilon_schedule: Callable[[int], float] | None = None):
+        """`epsilon_schedule(version)`, if given, sets every env's epsilon from the version of the
+        parameters pulled (Gorila anneals epsilon over global parameter-server updates)."""
         self.envs = [make_env(j) for j in range(len(epsilons))]
         self.net = net.eval()
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
@@ -45,6 +48,7 @@ class Actor:
         self.adders = [NStepAdder(n_step, gamma) for _ in self.envs]
         self.flush_size, self.pull_every, self.frame_skip = flush_size, pull_every, frame_skip
         self.rng = np.random.default_rng(seed)
+        self.epsilon_schedule = epsilon_schedule
         self.obs = [env.reset()[0] for env in self.envs]
         self._waiting: list[list[dict]] = [[] for _ in self.envs]  # transitions awaiting q(s_{t+k})
         self._ready: list[dict] = []
@@ -63,6 +67,8 @@ class Actor:
         params, self.param_version = pulled
         self.net.load_state_dict(params)
         self.pulls += 1
+        if self.epsilon_schedule is not None:
+            self.epsilons[:] = self.epsilon_schedule(self.param_version)
 
     @torch.no_grad()
     def _q_values(self, obs: Sequence[np.ndarray]) -> np.ndarray:

@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from distrl.algos.dqn import double_q_targets, q_targets, td_loss
+from distrl.components.param_server import unflatten_into
 from distrl.config import LearnerConfig
 
 
@@ -28,7 +29,8 @@ class DQNLearner:
         self.cfg, self.device = cfg, torch.device(device)
         self.online = net.to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
-        self.optimizer = make_optimizer(self.online.parameters(), cfg)
+        # None where a parameter server applies the gradients (Gorila's config has no optimizer).
+        self.optimizer = make_optimizer(self.online.parameters(), cfg) if hasattr(cfg, "optimizer") else None
         self.updates = 0
         self.samples = 0
 
@@ -80,12 +82,14 @@ class DQNLearner:
 
     def state_dict(self) -> dict[str, Any]:
         return {"online": self.online.state_dict(), "target": self.target.state_dict(),
-                "optimizer": self.optimizer.state_dict(), "updates": self.updates, "samples": self.samples}
+                "optimizer": self.optimizer.state_dict() if self.optimizer else {},
+                "updates": self.updates, "samples": self.samples}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.online.load_state_dict(state["online"])
         self.target.load_state_dict(state["target"])
-        self.optimizer.load_state_dict(state["optimizer"])
+        if self.optimizer:
+            self.optimizer.load_state_dict(state["optimizer"])
         self.updates, self.samples = int(state["updates"]), int(state["samples"])
 
     def counters(self) -> dict[str, float]:
@@ -118,3 +122,64 @@ class LossOutlierFilter:
             self.dropped += 1
         return ok
 
+
+
+class ParamServerLearner:
+    """Gorila's learner: computes DQN gradients and pushes them to a parameter server, never
+    applying them itself. It pulls every `pull_every` steps (K; when a push is due too, push and
+    pull go in one round trip), and refreshes its target network from the pulled parameters
+    whenever the global update count (counted at the server: the minimum shard version) enters a
+    new multiple of `target_update`, however few steps it took itself. A gradient whose loss is an
+    outlier is dropped before it is sent."""
+
+    def __init__(self, learner: DQNLearner, ps: Any, *, target_update: int, pull_every: int = 1,
+                 outlier: LossOutlierFilter | None = None):
+        self.learner, self.ps = learner, ps
+        self.target_update, self.pull_every = target_update, pull_every
+        self.outlier = outlier or LossOutlierFilter()
+        self.steps = self.pushes = self.pulls = self.target_refreshes = 0
+        self.global_updates = 0
+        self._period = -1
+        self._versions: np.ndarray | None = None
+
+    def pull(self) -> None:
+        self._load(*self.ps.pull())
+
+    def _load(self, flat: np.ndarray, versions: np.ndarray) -> None:
+        unflatten_into(self.learner.online, flat)
+        self._versions = versions
+        self.pulls += 1
+        self.global_updates = int(versions.min())
+        period = self.global_updates // self.target_update
+        if period > self._period:
+            unflatten_into(self.learner.target, flat)
+            self._period = period
+            self.target_refreshes += 1
+
+    def step(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> dict[str, float]:
+        """One gradient on `batch`, pushed with the versions it was computed on unless its loss is an outlier."""
+        if self._versions is None:
+            self.pull()
+        grad, loss, _ = self.learner.grads(batch, weights)
+        self.steps += 1
+        pull_now = self.steps % self.pull_every == 0
+        pushed = self.outlier.accept(loss)
+        if pushed and pull_now:
+            self._load(*self.ps.push_pull(grad, self._versions))
+        elif pushed:
+            self.ps.push(grad, self._versions, wait=False)  # stale drops are counted at the shards
+        elif pull_now:
+            self.pull()
+        self.pushes += pushed
+        return {"loss": loss, "pushed": float(pushed)}
+
+    def params(self) -> tuple[dict[str, torch.Tensor], int] | None:
+        """The parameters of the last pull and their global version (None before the first)."""
+        if self._versions is None:
+            return None
+        return self.learner.online.state_dict(), self.global_updates
+
+    def counters(self) -> dict[str, float]:
+        return {"steps": self.steps, "pushes": self.pushes, "pulls": self.pulls,
+                "dropped_outliers": self.outlier.dropped, "target_refreshes": self.target_refreshes,
+                "samples": self.learner.samples}

@@ -84,6 +84,11 @@ class ParamShard:
         self.applied += 1
         return True
 
+    def push_pull(self, grad: np.ndarray | torch.Tensor, version: int) -> tuple[np.ndarray, int]:
+        """Push, then pull: one round trip for a learner that pulls after every push (K = 1)."""
+        self.push(grad, version)
+        return self.pull()
+
     def counters(self) -> dict[str, int]:
         return {"version": self.version, "applied": self.applied, "dropped_stale": self.dropped_stale}
 
@@ -118,11 +123,12 @@ class ShardedParameterServer:
     """The client over N shards, in order; every multi-shard call starts all shards before gathering."""
 
     def __init__(self, shards: Sequence[Any], call: Callable[..., Any] = local_call,
-                 gather: Callable[[list], list] = local_gather):
+                 gather: Callable[[list], list] = local_gather, sizes: Sequence[int] | None = None):
+        """`sizes`, when known, saves asking every shard (which may be restarting) at construction."""
         if not shards:
             raise ValueError("ShardedParameterServer needs at least one shard")
         self.shards, self.call, self.gather = list(shards), call, gather
-        bounds = np.cumsum([0] + [int(n) for n in self._all("size")])
+        bounds = np.cumsum([0] + [int(n) for n in (sizes if sizes is not None else self._all("size"))])
         self.slices = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
         self.n_params = int(bounds[-1])
 
@@ -135,14 +141,28 @@ class ShardedParameterServer:
         parts = self._all("pull")
         return np.concatenate([v for v, _ in parts]), np.array([ver for _, ver in parts], dtype=np.int64)
 
-    def push(self, flat_grad: np.ndarray, versions: Sequence[int]) -> np.ndarray:
-        """Push a gradient computed on the parameters pulled at `versions`; which shards applied it."""
+    def _check_push(self, flat_grad: np.ndarray, versions: Sequence[int]) -> np.ndarray:
         flat_grad = np.asarray(flat_grad, dtype=np.float32)
         if flat_grad.shape != (self.n_params,) or len(versions) != len(self.shards):
             raise ValueError(f"push needs a flat gradient of {self.n_params} values and {len(self.shards)} "
                              f"versions, got shape {flat_grad.shape} and {len(versions)} versions")
-        return np.array(self._all("push", [flat_grad[s] for s in self.slices], [int(v) for v in versions]),
-                        dtype=bool)
+        return flat_grad
+
+    def push_pull(self, flat_grad: np.ndarray, versions: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """push() then pull() in one call per shard: (the new flat vector, each shard's version)."""
+        flat_grad = self._check_push(flat_grad, versions)
+        parts = self._all("push_pull", [flat_grad[s] for s in self.slices], [int(v) for v in versions])
+        return np.concatenate([v for v, _ in parts]), np.array([ver for _, ver in parts], dtype=np.int64)
+
+    def push(self, flat_grad: np.ndarray, versions: Sequence[int], wait: bool = True) -> np.ndarray | list:
+        """Push a gradient computed on the parameters pulled at `versions`; which shards applied it.
+
+        With wait=False the calls are only started (their handles returned): a shard serves one
+        caller's calls in order, so the caller's next pull still sees this push applied (or dropped)."""
+        flat_grad = self._check_push(flat_grad, versions)
+        calls = [self.call(shard, "push", flat_grad[s], int(v))
+                 for shard, s, v in zip(self.shards, self.slices, versions)]
+        return np.array(self.gather(calls), dtype=bool) if wait else calls
 
     def updates(self) -> int:
         """The global update count for Gorila's target refresh, counted at the PS: the minimum shard
@@ -166,6 +186,19 @@ class ShardedParameterServer:
             raise CheckpointError(f"checkpoint holds {len(states)} parameter shards, this server has "
                                   f"{len(self.shards)}: resume with the same number of shards")
         self._all("load_state_dict", list(states))
+
+
+class ParamServerSource:
+    """An actor's ParameterSource over a parameter server: the pulled vector as a state dict, with
+    the global update count (the minimum shard version) as its version."""
+
+    def __init__(self, ps: ShardedParameterServer, template: torch.nn.Module):
+        self.ps, self.template = ps, template
+
+    def pull(self) -> tuple[dict[str, torch.Tensor], int]:
+        flat, versions = self.ps.pull()
+        unflatten_into(self.template, flat)
+        return self.template.state_dict(), int(versions.min())
 
 
 def flatten(module: torch.nn.Module) -> np.ndarray:

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from distrl.architectures.apex import Apex
+from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.components.monitor import Monitor
+from distrl.components.param_server import ShardedParameterServer
 
 
 def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
@@ -65,3 +67,63 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) 
     evaluation = arch.make_evaluator().evaluate(learner.pull()[0]) if cfg.eval_episodes else None
     return {"frames": int(final["frames"]), "updates": learner.updates, "evaluation": evaluation,
             "resumed_from": resumed_from, "replay_size": len(replay)}
+
+
+def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
+    cfg = arch.cfg
+    ps = ShardedParameterServer([arch.make_shard(i) for i in range(cfg.ps.shards)])
+    base: dict[str, int] = {}
+    resumed_from = None
+    if resume:
+        data = arch.restore(run_dir)
+        ps.load_state_dict(data["ps"])
+        base = {k: int(v) for k, v in data["counters"].items()}
+        monitor.add_returns(list(data["returns"]))
+        resumed_from = data["path"]
+    shared = arch.make_replay(0) if cfg.replay.mode == "global" else None
+    bundles = [arch.make_bundle(i, ps, shared or arch.make_replay(i)) for i in range(cfg.actors)]
+    replays = [shared] if shared is not None else [b.replay for b in bundles]
+
+    def totals() -> dict[str, int]:
+        out = dict(base)
+        for b in bundles:
+            for k, v in b.counters().items():
+                out[k] = out.get(k, 0) + int(v)
+        return out
+
+    def counters() -> dict[str, float]:
+        return gorila_counters(totals(), ps.counters(), [r.stats() for r in replays])
+
+    def checkpoint() -> None:
+        arch.save(run_dir, ps.state_dict(), totals(), list(monitor.returns))
+
+    monitor.start(counters())
+    last_log = time.perf_counter()
+    next_checkpoint = ps.updates() + cfg.checkpoint_every
+    try:
+        while totals().get("frames", 0) < cfg.max_frames:
+            for bundle in bundles:
+                bundle.run_round()
+                monitor.add_returns(bundle.actor.drain_returns())
+            if ps.updates() >= next_checkpoint:
+                checkpoint()
+                next_checkpoint = ps.updates() + cfg.checkpoint_every
+            if time.perf_counter() - last_log >= cfg.log_every_s:
+                last_log = time.perf_counter()
+                c = counters()
+                monitor.log(c, gorila_gauges(c))
+        for bundle in bundles:
+            bundle.actor.flush()
+        checkpoint()
+    except KeyboardInterrupt:
+        checkpoint()
+        raise
+    finally:
+        for bundle in bundles:
+            bundle.actor.close()
+    c = counters()
+    final = monitor.log(c, gorila_gauges(c))
+    evaluation = arch.make_evaluator().evaluate(arch.params(ps.pull()[0])) if cfg.eval_episodes else None
+    return {"frames": int(final["frames"]), "updates": ps.updates(), "evaluation": evaluation,
+            "resumed_from": resumed_from, "replay_size": int(final["replay_size"]),
+            "faults": {"dropped_stale": int(final["dropped_stale"]), "dropped_outliers": int(final["dropped_outliers"])}}

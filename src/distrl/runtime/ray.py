@@ -30,6 +30,7 @@ import torch
 from ray.exceptions import GetTimeoutError, RayActorError
 
 from distrl import config as C
+from distrl.architectures import make_architecture
 from distrl.architectures.apex import Apex
 from distrl.components.monitor import Monitor
 from distrl.components.prefetcher import Prefetcher
@@ -236,7 +237,7 @@ class EvaluatorWorker:
     def __init__(self, cfg_dict: dict):
         cfg = C.from_dict(cfg_dict)
         torch.set_num_threads(1)
-        self.evaluator = Apex(cfg).make_evaluator()
+        self.evaluator = make_architecture(cfg).make_evaluator()
 
     def evaluate(self, params: dict[str, np.ndarray], updates: int) -> dict:
         return {**self.evaluator.evaluate({k: torch.from_numpy(v) for k, v in params.items()}),
@@ -390,3 +391,9 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     return {"frames": int(final["frames"]), "updates": int(updates), "evaluation": evaluation,
             "resumed_from": restored["path"], "replay_size": int(final["replay_size"]),
             "faults": dict(faults), "evaluations": evaluations}
+
+
+def run_gorila(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Gorila's driver lives in ray_gorila.py (imported here lazily: it builds on this module)."""
+    from distrl.runtime.ray_gorila import run_gorila as run
+    return run(*args, **kwargs)

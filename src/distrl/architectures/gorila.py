@@ -1,0 +1,199 @@
+"""Gorila DQN (Nair et al. 2015) as a wiring: N bundles, each an epsilon-greedy actor, a uniform
+replay (its own, or one shared table with `replay.mode=global`) and a learner that pushes DQN
+gradients to a sharded parameter server; the server applies them with AdaGrad, dropping stale
+ones, and is every actor's and learner's parameter source.
+
+This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from distrl.architectures.common import frame_skip, probe_discrete_env, set_torch_threads, spawn_seeds
+from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
+from distrl.components.actor import Actor, ParameterSource, Sink
+from distrl.components.evaluator import Evaluator
+from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
+from distrl.components.param_server import ParamServerSource, ParamShard, flatten, shard_slices, unflatten_into
+from distrl.config import BundleConfig, GorilaConfig
+from distrl.envs import is_atari, make_env
+from distrl.errors import CheckpointError
+from distrl.nets import make_q_network
+from distrl.replay import FifoRemover, ReplayTable, UniformSampler
+
+
+class Bundle:
+    """One Gorila bundle: its actor and its learner take turns, `actor_steps` env steps then
+    `updates` learner steps (once the replay holds `min_size`), so the replay ratio is fixed by the
+    config rather than by which process happens to run faster."""
+
+    def __init__(self, actor: Actor, replay: Any, learner: ParamServerLearner, cfg: BundleConfig,
+                 batch_size: int, min_size: int):
+        self.actor, self.replay, self.learner = actor, replay, learner
+        self.cfg, self.batch_size, self.min_size = cfg, batch_size, min_size
+
+    def run_round(self) -> None:
+        self.actor.run(self.cfg.actor_steps)
+        if self.cfg.updates and len(self.replay) >= self.min_size:
+            for _ in range(self.cfg.updates):
+                _, batch, weights = self.replay.sample(self.batch_size)
+                self.learner.step(batch, weights)
+            self.replay.trim()
+
+    def counters(self) -> dict[str, float]:
+        a, le = self.actor.counters(), self.learner.counters()
+        return {"frames": a["frames"], "episodes": a["episodes"], "param_pulls": a["param_pulls"],
+                "transitions_sent": a["transitions_sent"], "learner_steps": le["steps"], "pushes": le["pushes"],
+                "dropped_outliers": le["dropped_outliers"], "target_refreshes": le["target_refreshes"]}
+
+
+class LearnerPulls:
+    """A bundle actor's parameter source: its learner's latest pull from the server (same process,
+    same parameters, no extra round trip), or a pull of its own until that learner has started."""
+
+    def __init__(self, learner: ParamServerLearner, own: ParamServerSource):
+        self.learner, self.own = learner, own
+        self._seen = -1
+
+    def pull(self) -> tuple[dict[str, torch.Tensor], int] | None:
+        if self.learner.pulls == 0:
+            return self.own.pull()
+        if self.learner.pulls == self._seen:
+            return None  # nothing new since the last time
+        self._seen = self.learner.pulls
+        return self.learner.params()
+
+
+class Gorila:
+    def __init__(self, cfg: GorilaConfig):
+        self.cfg = cfg
+        self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "gorila")
+        self.atari = is_atari(cfg.env)
+        self.frame_skip = frame_skip(cfg.env)
+        set_torch_threads(cfg.torch_threads, self.obs_shape)
+        self._seeds = spawn_seeds(cfg.seed, 2 * cfg.actors + 3)
+        self.n_params = int(sum(p.numel() for p in self.make_net().parameters()))
+        self.slices = shard_slices(self.n_params, cfg.ps.shards)  # too many shards fails here
+
+    # ---- parts ---------------------------------------------------------------------------
+    def make_net(self) -> torch.nn.Module:
+        torch.manual_seed(self._seeds[-1])  # every copy starts from the same initial parameters
+        return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
+                              hidden=self.cfg.net.hidden)
+
+    def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
+        """A shard's initial values and its ParamShard options."""
+        p = self.cfg.ps
+        return flatten(self.make_net())[self.slices[index]], {
+            "optimizer": p.optimizer, "lr": p.lr, "staleness_bound": None if p.staleness_bound < 0 else p.staleness_bound}
+
+    def make_shard(self, index: int) -> ParamShard:
+        values, options = self.shard_args(index)
+        return ParamShard(values, **options)
+
+    def shard_sizes(self) -> list[int]:
+        return [s.stop - s.start for s in self.slices]
+
+    def make_replay(self, index: int) -> ReplayTable:
+        r = self.cfg.replay
+        compress = ("obs", "next_obs") if r.compress and len(self.obs_shape) == 3 else ()
+        return ReplayTable(r.capacity, sampler=UniformSampler(), remover=FifoRemover(),
+                           seed=self._seeds[self.cfg.actors + index], compress=compress)
+
+    def epsilon(self, global_updates: int) -> float:
+        """Linear from epsilon_start to epsilon_end over the first epsilon_updates global updates."""
+        a = self.cfg.actor
+        frac = min(1.0, global_updates / a.epsilon_updates)
+        return a.epsilon_start + frac * (a.epsilon_end - a.epsilon_start)
+
+    def make_actor(self, index: int, sink: Sink, ps: Any, source: ParameterSource | None = None) -> Actor:
+        cfg, seed = self.cfg, self._seeds[index]
+        cap = cfg.actor.max_episode_frames if self.atari else None
+
+        def env_fn(j: int):
+            return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)
+
+        return Actor(env_fn, self.make_net(), [cfg.actor.epsilon_start], sink=sink,
+                     source=source or ParamServerSource(ps, self.make_net()), n_step=cfg.learner.n_step,
+                     gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
+                     pull_every=cfg.actor.pull_every_steps * self.frame_skip, frame_skip=self.frame_skip,
+                     seed=seed + 1, epsilon_schedule=self.epsilon)
+
+    def make_learner(self, ps: Any, device: str = "cpu") -> ParamServerLearner:
+        le = self.cfg.learner
+        return ParamServerLearner(DQNLearner(self.make_net(), le, device=device), ps,
+                                  target_update=le.target_update, pull_every=le.pull_every_steps,
+                                  outlier=LossOutlierFilter(le.outlier_k, le.outlier_warmup))
+
+    def make_bundle(self, index: int, ps: Any, replay: Any, sink: Sink | None = None) -> Bundle:
+        """`replay` is what the learner samples; the actor adds to `sink` (default: the same table)."""
+        learner = self.make_learner(ps)
+        source = LearnerPulls(learner, ParamServerSource(ps, self.make_net()))
+        return Bundle(self.make_actor(index, sink if sink is not None else replay, ps, source), replay,
+                      learner, self.cfg.bundle, self.cfg.learner.batch_size, self.cfg.replay.min_size)
+
+    def make_evaluator(self, episodes: int | None = None) -> Evaluator:
+        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
+                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-3])
+
+    def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
+        """The flat parameter vector as the network's state dict (for the evaluator)."""
+        net = self.make_net()
+        unflatten_into(net, flat)
+        return net.state_dict()
+
+    # ---- checkpoints ---------------------------------------------------------------------
+    def checkpoint_meta(self) -> dict:
+        return {"architecture": "gorila", "env": self.cfg.env, "ps_shards": self.cfg.ps.shards,
+                "shapes": param_shapes(self.make_net().state_dict())}
+
+    def save(self, run_dir: Path, ps_states: list[dict], counters: dict[str, int], returns: list[float]) -> Path:
+        """Every shard's values, optimizer state and version, and the run's progress, under the
+        global update count."""
+        step = min(int(s["version"]) for s in ps_states)
+        return save_checkpoint(run_dir, step, {
+            "ps": ps_states, "counters": {k: int(v) for k, v in counters.items()},
+            "returns": [float(r) for r in returns]}, self.checkpoint_meta())
+
+    def restore(self, run_dir: Path, required: bool = True) -> dict | None:
+        """The latest checkpoint (with its path), or None if there is none and it is not required."""
+        if not required and not list_checkpoints(run_dir):
+            return None
+        path = latest_checkpoint(run_dir)
+        data = load_checkpoint(path, "gorila", self.checkpoint_meta()["shapes"])
+        if len(data["ps"]) != self.cfg.ps.shards:
+            raise CheckpointError(f"checkpoint {path} holds {len(data['ps'])} parameter shards, this run has "
+                                  f"{self.cfg.ps.shards}: resume with --set ps.shards={len(data['ps'])}")
+        return {**data, "path": str(path)}
+
+    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
+        """The latest checkpoint's parameters as a state dict, for `distrl eval`."""
+        data = self.restore(run_dir)
+        flat = torch.cat([s["values"] for s in data["ps"]]).numpy()
+        return self.params(flat), {"checkpoint": data["path"],
+                                   "updates": min(int(s["version"]) for s in data["ps"])}
+
+
+def gorila_counters(totals: dict[str, int], ps: dict[str, int], replays: list[dict]) -> dict[str, float]:
+    """The monitor's counters from the bundles' summed counters, the server's and the tables' stats.
+    learner/updates is the global update count at the server (what the target refresh follows)."""
+    c: dict[str, float] = {f"actors/{k}": totals.get(k, 0)
+                           for k in ("frames", "episodes", "param_pulls", "transitions_sent")}
+    c.update({"learner/updates": ps["version"], "learner/steps": totals.get("learner_steps", 0),
+              "learner/pushes": totals.get("pushes", 0), "learner/dropped_outliers": totals.get("dropped_outliers", 0),
+              "learner/target_refreshes": totals.get("target_refreshes", 0),
+              "ps/applied": ps["applied"], "ps/dropped_stale": ps["dropped_stale"]})
+    for stats in replays:
+        for k, v in stats.items():
+            c[f"replay/{k}"] = c.get(f"replay/{k}", 0) + v
+    return c
+
+
+def gorila_gauges(c: dict[str, float]) -> dict[str, float]:
+    """Columns of every metrics row besides the rates: both safeguards' drops, counted since the start."""
+    return {"replay_size": c.get("replay/size", 0), "dropped_outliers": c.get("learner/dropped_outliers", 0),
+            "dropped_stale": c.get("ps/dropped_stale", 0)}
