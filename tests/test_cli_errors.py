@@ -30,6 +30,11 @@ CASES = [
     (["train", "apex", "--env", "CartPole-v1", "--max-frames", "ten"], "invalid int value"),
     (["train", "apex"], "missing --env"),
     (["train", "apex", "--env", "Pendulum-v1"], "apex needs a discrete action space"),
+    (["train", "gorila", "--env", "Pendulum-v1"], "gorila needs a discrete action space"),
+    (["train", "gorila", "--env", "CartPole-v1", "--set", "ps.shards=0"], "invalid value 0 for ps.shards"),
+    (["train", "gorila", "--env", "CartPole-v1", "--set", "ps.shards=1000000"], "cannot split"),
+    (["train", "gorila", "--env", "CartPole-v1", "--set", "replay.mode=both"], "invalid value 'both' for replay.mode"),
+    (["train", "gorila", "--env", "CartPole-v1", "--set", "replay.alpha=0.6"], "unknown config key 'replay.alpha'"),
     (["train", "apex", "--env", "CartPole-v1", "--preset", "apex-atari", "--set", "replay.beta=2"],
      "replay.beta"),
 ]

@@ -201,6 +201,22 @@ def test_eval_command_reads_the_shards(tmp_path, capsys):
     assert result["episodes"] == 2 and result["checkpoint"].endswith(".pt")
 
 
+def test_atari_smoke_uint8_nature_cnn(tmp_path):
+    """The Atari path: Nature CNN over 4 shards, uint8 stacks compressed in a bundle's table, 4 frames per step."""
+    cfg = C.build_config("gorila", "ALE/Pong-v5", overrides={
+        "actors": 1, "seed": 0, "replay.min_size": 32, "learner.batch_size": 4, "ps.shards": 4,
+        "torch_threads": 1, "bundle.actor_steps": 20})
+    arch = Gorila(cfg)
+    ps = ShardedParameterServer([arch.make_shard(i) for i in range(4)])
+    bundle = arch.make_bundle(0, ps, arch.make_replay(0))
+    for _ in range(3):
+        bundle.run_round()
+    assert bundle.actor.frames == 240 and bundle.learner.steps == 2 and ps.updates() == 2  # from round 2 on
+    assert bundle.replay.nbytes() / len(bundle.replay) < 8 * 1024
+    _, sample, _ = bundle.replay.sample(2)
+    assert sample["obs"].dtype.name == "uint8" and sample["obs"].shape == (2, 4, 84, 84)
+
+
 @pytest.mark.slow
 def test_gorila_inline_learns_cartpole(tmp_path):
     """The preset's 2 bundles and 2 shards, 80k frames, seed 1 (deterministic inline)."""

@@ -20,6 +20,7 @@ RATE_NAMES = {
     "replay/samples": "replay_samples_per_s",
     "learner/updates": "learner_updates_per_s",
     "actors/param_pulls": "param_pulls_per_s",
+    "learner/pushes": "grad_pushes_per_s",  # Gorila: gradients sent to the parameter server
 }
 
 

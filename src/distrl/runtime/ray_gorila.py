@@ -210,7 +210,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
             last_log = time.perf_counter()
             check_shards()
             last_counters = counters()
-            monitor.log(last_counters, gorila_gauges(last_counters))
+            monitor.log(last_counters, {**gorila_gauges(last_counters), **faults})
             updates = int(last_counters.get("learner/updates", 0))
             try:
                 if updates >= next_checkpoint:
@@ -230,7 +230,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     checkpoint()
     check_shards()
     last_counters = counters()
-    final = monitor.log(last_counters, gorila_gauges(last_counters))
+    final = monitor.log(last_counters, {**gorila_gauges(last_counters), **faults})
     flat, versions = ps.pull()
     evaluation = ray.get(evaluator.evaluate.remote(_numpy(arch.params(flat)), int(versions.min()))) \
         if cfg.eval_episodes else None
