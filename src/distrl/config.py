@@ -170,7 +170,62 @@ class GorilaConfig(RunConfig):
     bundle: BundleConfig = field(default_factory=BundleConfig)
 
 
-ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig}
+# ---------------------------------------------------------------- A3C family (Mnih et al. 2016)
+
+A3C_ALGOS = ("a3c", "nstep_q", "onestep_q", "sarsa")
+
+
+@dataclass
+class A3CAlgoConfig:
+    t_max: int = 5                   # steps per rollout (n-step Q, A3C) or per accumulated update (one-step)
+    gamma: float = 0.99
+    entropy_beta: float = 0.01       # A3C: 0.01 for softmax policies, 1e-4 for Gaussian ones
+    value_coef: float = 0.5          # 1/2 (R - V)^2
+    grad_clip: float = 40.0          # global gradient-norm clip before the push (common practice, not in the paper)
+    target_update: int = 40_000      # Q methods: global frames between target-network refreshes
+    epsilon_anneal_frames: int = 4_000_000  # Q methods: 1 -> the worker's final epsilon over these global frames
+
+
+@dataclass
+class SharedRMSPropConfig:
+    lr: float = 7e-4
+    decay: float = 0.99
+    eps: float = 0.1
+    shared_stats: bool = True        # false: each worker keeps its own statistics (the paper's comparison)
+
+
+@dataclass
+class ParamStoreConfig:
+    store: str = "shared"            # shared: SharedMemoryParams on this host; sharded: the parameter server
+    shards: int = 1                  # sharded store only
+
+
+@dataclass
+class A3CNetConfig:
+    hidden: tuple[int, ...] = (128,)  # MLP torso for vector observations (A3C CNN for images)
+    lstm: bool = False               # A3C only: 256 LSTM cells after the torso
+
+
+@dataclass
+class A3CRayConfig:
+    steps_per_call: int = 100        # env steps a worker takes per remote call (progress is counted per call)
+
+
+@dataclass
+class A3CConfig(RunConfig):
+    architecture: str = "a3c"
+    algo: str = "a3c"                # a3c | nstep_q | onestep_q | sarsa
+    actors: int = 16                 # actor-learners
+    checkpoint_every: int = 10_000   # global updates between checkpoints
+    max_episode_frames: int = 50_000
+    rl: A3CAlgoConfig = field(default_factory=A3CAlgoConfig)
+    optim: SharedRMSPropConfig = field(default_factory=SharedRMSPropConfig)
+    params: ParamStoreConfig = field(default_factory=ParamStoreConfig)
+    net: A3CNetConfig = field(default_factory=A3CNetConfig)
+    ray: A3CRayConfig = field(default_factory=A3CRayConfig)
+
+
+ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig, "a3c": A3CConfig}
 
 # name -> (architecture, source, overrides). Defaults of the dataclasses are the paper's values.
 PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
@@ -196,6 +251,31 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "learner.batch_size": 128, "learner.target_update": 256, "learner.grad_clip": 10.0,
         "ps.shards": 2, "ps.optimizer": "adam", "ps.lr": 1e-3, "ps.staleness_bound": 20,
         "net.hidden": (128, 128), "bundle.actor_steps": 4, "bundle.updates": 2,
+    }),
+    "a3c-atari": ("a3c", "Mnih et al. 2016 (the defaults): 16 actor-learners, t_max 5, shared RMSProp "
+                  "(decay 0.99, eps 0.1), entropy 0.01, A3C CNN", {}),
+    "a3c-cartpole": ("a3c", "distrl: A3C values for CartPole-v1 with 2 workers", {
+        "actors": 2, "max_frames": 200_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "optim.lr": 1e-3, "net.hidden": (128,), "ray.steps_per_call": 100,
+        # used when --set algo= picks a Q method on this preset
+        "rl.target_update": 4000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "nstep-q-cartpole": ("a3c", "distrl: n-step Q values for CartPole-v1 with 2 workers", {
+        "algo": "nstep_q", "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "optim.lr": 1e-3, "net.hidden": (128,), "rl.target_update": 4000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "onestep-q-cartpole": ("a3c", "distrl: one-step Q values for CartPole-v1 with 2 workers", {
+        "algo": "onestep_q", "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "optim.lr": 1e-3, "net.hidden": (128,), "rl.target_update": 4000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "sarsa-cartpole": ("a3c", "distrl: one-step Sarsa values for CartPole-v1 with 2 workers", {
+        "algo": "sarsa", "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "optim.lr": 1e-3, "net.hidden": (128,), "rl.target_update": 4000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "a3c-pendulum": ("a3c", "distrl: A3C with a Gaussian policy for Pendulum-v1 (entropy 1e-4, as the paper's "
+                     "continuous runs)", {
+        "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "optim.lr": 1e-3, "net.hidden": (128,), "rl.entropy_beta": 1e-4, "eval_episodes": 10,
     }),
 }
 
@@ -314,7 +394,7 @@ def validate(cfg: RunConfig) -> None:
     _check(c.torch_threads >= 0, "torch_threads", c.torch_threads, "whole numbers >= 0 (0: automatic)")
     _check(len(c.net.hidden) >= 1 and min(c.net.hidden) >= 1, "net.hidden", c.net.hidden,
            "comma-separated layer sizes >= 1, e.g. 128,128")
-    {"apex": _validate_apex, "gorila": _validate_gorila}[c.architecture](c)
+    {"apex": _validate_apex, "gorila": _validate_gorila, "a3c": _validate_a3c}[c.architecture](c)
 
 
 def _validate_dqn_learner(le: Any) -> None:
@@ -386,6 +466,28 @@ def _validate_gorila(c: GorilaConfig) -> None:
     _check(b.actor_steps >= 1, "bundle.actor_steps", b.actor_steps, "whole numbers >= 1")
     _check(b.updates >= 0, "bundle.updates", b.updates, "whole numbers >= 0")
     _check(b.rounds_per_call >= 1, "bundle.rounds_per_call", b.rounds_per_call, "whole numbers >= 1")
+
+
+def _validate_a3c(c: A3CConfig) -> None:
+    _check(c.algo in A3C_ALGOS, "algo", c.algo, " or ".join(A3C_ALGOS))
+    _check(c.max_episode_frames >= 1, "max_episode_frames", c.max_episode_frames, "whole numbers >= 1")
+    r = c.rl
+    _check(r.t_max >= 1, "rl.t_max", r.t_max, "whole numbers >= 1")
+    _check(0 <= r.gamma <= 1, "rl.gamma", r.gamma, "numbers in [0, 1]")
+    _check(r.entropy_beta >= 0, "rl.entropy_beta", r.entropy_beta, "numbers >= 0")
+    _check(r.value_coef >= 0, "rl.value_coef", r.value_coef, "numbers >= 0")
+    _check(r.grad_clip > 0, "rl.grad_clip", r.grad_clip, "numbers > 0")
+    _check(r.target_update >= 1, "rl.target_update", r.target_update, "whole numbers >= 1")
+    _check(r.epsilon_anneal_frames >= 1, "rl.epsilon_anneal_frames", r.epsilon_anneal_frames, "whole numbers >= 1")
+    o = c.optim
+    _check(o.lr > 0, "optim.lr", o.lr, "numbers > 0")
+    _check(0 <= o.decay < 1, "optim.decay", o.decay, "numbers in [0, 1)")
+    _check(o.eps > 0, "optim.eps", o.eps, "numbers > 0")
+    _check(c.params.store in ("shared", "sharded"), "params.store", c.params.store,
+           "shared (one host, shared memory) or sharded (the parameter server)")
+    _check(c.params.shards >= 1, "params.shards", c.params.shards, "whole numbers >= 1")
+    _check(not (c.net.lstm and c.algo != "a3c"), "net.lstm", c.net.lstm, "false unless algo is a3c")
+    _check(c.ray.steps_per_call >= 1, "ray.steps_per_call", c.ray.steps_per_call, "whole numbers >= 1")
 
 
 def to_dict(cfg: Any) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 
 def make_architecture(cfg: Any) -> Any:
     """The wiring for cfg.architecture; it probes the env, so a bad env id fails here."""
+    from distrl.architectures.a3c import A3C
     from distrl.architectures.apex import Apex
     from distrl.architectures.gorila import Gorila
-    return {"apex": Apex, "gorila": Gorila}[cfg.architecture](cfg)
+    return {"apex": Apex, "gorila": Gorila, "a3c": A3C}[cfg.architecture](cfg)

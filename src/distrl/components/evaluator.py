@@ -11,21 +11,38 @@ from distrl.envs.scores import human_normalized
 
 
 class Evaluator:
-    """Greedy Q-policy with a small epsilon (0.001 by default) on the eval env (no-op starts on Atari)."""
+    """Greedy policy with a small epsilon (0.001 by default) on the eval env (no-op starts on Atari).
+
+    `policy` picks the action from the net's output: argmax of Q-values (the default), argmax of a
+    softmax policy's logits, or a Gaussian policy's mean; an LSTM's state is reset every episode."""
 
     def __init__(self, env_id: str, net: nn.Module, *, episodes: int = 20, epsilon: float = 0.001,
-                 seed: int = 0, max_episode_frames: int | None = None):
+                 seed: int = 0, max_episode_frames: int | None = None, policy: str = "q"):
         self.env_id, self.net = env_id, net.eval()
         self.episodes, self.epsilon, self.seed = episodes, epsilon, seed
-        self.max_episode_frames = max_episode_frames
+        self.max_episode_frames, self.policy = max_episode_frames, policy
+        self._state = None
+
+    def reset(self) -> None:
+        self._state = None
 
     @torch.no_grad()
     def _act(self, obs: np.ndarray) -> np.ndarray:
-        return self.net(torch.as_tensor(obs)).argmax(dim=1).numpy()
+        out = self.net(torch.as_tensor(obs)) if self.policy != "softmax" else self.net(torch.as_tensor(obs),
+                                                                                        self._state)
+        if self.policy == "q":
+            return out.argmax(dim=1).numpy()
+        if self.policy == "gaussian":
+            return out[0].numpy()
+        self._state = out[2]
+        return out[0].argmax(dim=1).numpy()
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        return self._act(obs)
 
     def evaluate(self, params: dict[str, torch.Tensor]) -> dict:
         self.net.load_state_dict(params)
-        returns = evaluate(self.env_id, self._act, self.episodes, epsilon=self.epsilon, seed=self.seed,
+        returns = evaluate(self.env_id, self, self.episodes, epsilon=self.epsilon, seed=self.seed,
                            max_episode_frames=self.max_episode_frames)
         mean = float(np.mean(returns)) if returns else float("nan")
         return {"returns": [float(r) for r in returns], "mean": mean,

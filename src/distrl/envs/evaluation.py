@@ -24,6 +24,7 @@ def evaluate(
     ``act`` gets a batch of one observation and returns a batch of actions, so the same
     batched policy code serves actors and evaluation. With probability ``epsilon`` a
     uniformly random action replaces it (DQN-style evaluation uses e.g. 0.05 or 0.001).
+    An ``act`` with a ``reset()`` method (a recurrent policy) is reset before every episode.
     Episode ``i`` is reset with a seed derived from ``seed``, so results are
     reproducible for a deterministic ``act`` while episodes still differ (no-op counts).
     """
@@ -44,6 +45,8 @@ def evaluate(
     try:
         for episode_seed in episode_seeds:
             obs, _ = env.reset(seed=int(episode_seed))
+            if hasattr(act, "reset"):
+                act.reset()  # a recurrent policy starts every episode from its initial state
             while True:
                 if epsilon > 0.0 and rng.random() < epsilon:
                     action = space.sample()

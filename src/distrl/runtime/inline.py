@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.architectures.apex import Apex
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.components.monitor import Monitor
@@ -127,3 +128,67 @@ def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = Fal
     return {"frames": int(final["frames"]), "updates": ps.updates(), "evaluation": evaluation,
             "resumed_from": resumed_from, "replay_size": int(final["replay_size"]),
             "faults": {"dropped_stale": int(final["dropped_stale"]), "dropped_outliers": int(final["dropped_outliers"])}}
+
+
+def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
+    """Actor-learners stepped in turn, one rollout each per round: the paper's threads, serialised."""
+    cfg = arch.cfg
+    data = arch.restore(run_dir) if resume else None
+    base = {k: int(v) for k, v in data["counters"].items()} if data else {}
+    if data:
+        monitor.add_returns(list(data["returns"]))
+    owner = None
+    if cfg.params.store == "shared":
+        from distrl.runtime.shared_memory import SharedMemoryParams
+        owner = main = arch.create_shared_store()
+        stores = [SharedMemoryParams.attach(owner.spec()) for _ in range(cfg.actors)]  # own stats if not shared
+    else:
+        main = ShardedParameterServer([arch.make_shard(i) for i in range(cfg.params.shards)])
+        stores = [main] * cfg.actors
+    workers = []
+    try:
+        if data:
+            main.load_state_dict(data["ps"])
+        workers = [arch.make_worker(i, stores[i]) for i in range(cfg.actors)]
+
+        def totals() -> dict[str, int]:
+            out = dict(base)
+            for w in workers:
+                for k, v in w.counters().items():
+                    out[k] = out.get(k, 0) + int(v)
+            return out
+
+        def checkpoint() -> None:
+            t = totals()
+            arch.save(run_dir, main.state_dict(), t.get("updates", 0), t, list(monitor.returns))
+
+        monitor.start(a3c_counters(totals(), main.counters()))
+        last_log = time.perf_counter()
+        next_checkpoint = totals().get("updates", 0) + cfg.checkpoint_every
+        try:
+            while (frames := totals().get("frames", 0)) < cfg.max_frames:
+                for w in workers:
+                    w.run(1, frames)  # one rollout (up to t_max steps)
+                    monitor.add_returns(w.drain_returns())
+                if totals().get("updates", 0) >= next_checkpoint:
+                    checkpoint()
+                    next_checkpoint += cfg.checkpoint_every
+                if time.perf_counter() - last_log >= cfg.log_every_s:
+                    last_log = time.perf_counter()
+                    monitor.log(a3c_counters(totals(), main.counters()))
+            checkpoint()
+        except KeyboardInterrupt:
+            checkpoint()
+            raise
+        final = monitor.log(a3c_counters(totals(), main.counters()))
+        evaluation = arch.make_evaluator().evaluate(arch.params(main.pull()[0])) if cfg.eval_episodes else None
+        return {"frames": int(final["frames"]), "updates": int(totals().get("updates", 0)),
+                "evaluation": evaluation, "resumed_from": data["path"] if data else None}
+    finally:
+        for w in workers:
+            w.close()
+        if owner is not None:
+            for s in stores:
+                s.close()
+            owner.close()
+            owner.unlink()

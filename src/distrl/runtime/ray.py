@@ -33,6 +33,7 @@ from distrl import config as C
 from distrl.architectures import make_architecture
 from distrl.architectures.apex import Apex
 from distrl.components.monitor import Monitor
+from distrl.components.param_server import ParamShard
 from distrl.components.prefetcher import Prefetcher
 from distrl.errors import ConfigError
 from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
@@ -233,6 +234,40 @@ class LearnerWorker:
         return self.learner.updates
 
 
+def _retry(fn: Callable[[], Any], wait: Callable[[], None], timeout_s: float = 120.0) -> Any:
+    """Call fn until no component it talks to is restarting (RayActorError), for up to timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return fn()
+        except RayActorError:
+            if time.monotonic() > deadline:
+                raise
+            wait()
+
+
+def _numpy(params: dict[str, torch.Tensor]) -> dict:
+    return {k: v.numpy() for k, v in params.items()}
+
+
+class ShardWorker(ParamShard):
+    """A parameter-server shard in its own process (Gorila, A3C's sharded store). A restarted one
+    (or one started for --resume) begins from its slice of the newest checkpoint of the run."""
+
+    def __init__(self, cfg_dict: dict, index: int, run_dir: str):
+        torch.set_num_threads(1)
+        arch = make_architecture(C.from_dict(cfg_dict))
+        values, options = arch.shard_args(index)
+        super().__init__(values, **options)
+        data = arch.restore(Path(run_dir), required=False)
+        self.restored_from = data["path"] if data else None
+        if data:
+            self.load_state_dict(data["ps"][index])
+
+    def restored(self) -> str | None:
+        return self.restored_from
+
+
 class EvaluatorWorker:
     def __init__(self, cfg_dict: dict):
         cfg = C.from_dict(cfg_dict)
@@ -396,4 +431,10 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
 def run_gorila(*args: Any, **kwargs: Any) -> dict[str, Any]:
     """Gorila's driver lives in ray_gorila.py (imported here lazily: it builds on this module)."""
     from distrl.runtime.ray_gorila import run_gorila as run
+    return run(*args, **kwargs)
+
+
+def run_a3c(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """A3C's driver lives in ray_a3c.py (imported here lazily: it builds on this module)."""
+    from distrl.runtime.ray_a3c import run_a3c as run
     return run(*args, **kwargs)

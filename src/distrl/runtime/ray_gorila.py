@@ -21,30 +21,12 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl import config as C
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.components.monitor import Monitor
-from distrl.components.param_server import ParamShard, ShardedParameterServer
+from distrl.components.param_server import ShardedParameterServer
 from distrl.replay import FifoRemover, ReplayTable, UniformSampler
 from distrl.replay.sharded import ShardedReplay
-from distrl.runtime.ray import _RESTART, EvaluatorWorker, _BoundedSink, _call, connect
+from distrl.runtime.ray import _RESTART, EvaluatorWorker, ShardWorker, _BoundedSink, _call, _numpy, _retry, connect
 
 _ACTOR_KEYS = ("frames", "episodes", "param_pulls")
-
-
-class ShardWorker(ParamShard):
-    """A parameter-server shard in its own process. A restarted one (or one started for --resume)
-    begins from its slice of the newest checkpoint of the run."""
-
-    def __init__(self, cfg_dict: dict, index: int, run_dir: str):
-        torch.set_num_threads(1)
-        arch = Gorila(C.from_dict(cfg_dict))
-        values, options = arch.shard_args(index)
-        super().__init__(values, **options)
-        data = arch.restore(Path(run_dir), required=False)
-        self.restored_from = data["path"] if data else None
-        if data:
-            self.load_state_dict(data["ps"][index])
-
-    def restored(self) -> str | None:
-        return self.restored_from
 
 
 class BundleWorker:
@@ -86,22 +68,6 @@ class BundleWorker:
 
     def pid(self) -> int:
         return os.getpid()
-
-
-def _retry(fn: Callable[[], Any], wait: Callable[[], None], timeout_s: float = 120.0) -> Any:
-    """Call fn until no component it talks to is restarting (RayActorError), for up to timeout_s."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            return fn()
-        except RayActorError:
-            if time.monotonic() > deadline:
-                raise
-            wait()
-
-
-def _numpy(params: dict[str, torch.Tensor]) -> dict:
-    return {k: v.numpy() for k, v in params.items()}
 
 
 def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = False,

@@ -1,0 +1,137 @@
+"""The A3C family (Mnih et al. 2016) as a wiring: N actor-learners, each with its own env and no
+replay, pushing gradients to one parameter store: SharedMemoryParams (one host, shared RMSProp,
+Hogwild) or the sharded parameter server (`params.store=sharded`, RMSProp on every shard).
+
+This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+
+from distrl.algos.q_learning import exploration_epsilons
+from distrl.architectures.common import frame_skip, set_torch_threads, spawn_seeds
+from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
+from distrl.components.actor_learner import ActorLearner
+from distrl.components.evaluator import Evaluator
+from distrl.components.param_server import ParamShard, flatten, shard_slices, unflatten_into
+from distrl.config import A3CConfig
+from distrl.envs import is_atari, make_env
+from distrl.errors import ConfigError
+from distrl.nets import make_policy_value_net, make_q_network
+
+
+class A3C:
+    def __init__(self, cfg: A3CConfig):
+        self.cfg = cfg
+        probe = make_env(cfg.env, "eval")
+        try:
+            self.obs_shape = tuple(probe.observation_space.shape)
+            self.action_space = probe.action_space
+        finally:
+            probe.close()
+        self.continuous = isinstance(self.action_space, spaces.Box)
+        if not isinstance(self.action_space, (spaces.Box, spaces.Discrete)):
+            raise ConfigError(f"a3c needs a Discrete or Box action space, {cfg.env} has "
+                              f"{type(self.action_space).__name__}")
+        if self.continuous and cfg.algo != "a3c":
+            raise ConfigError(f"algo={cfg.algo} needs discrete actions, but {cfg.env} has continuous ones: "
+                              "use --set algo=a3c (Gaussian policy) or a discrete env such as CartPole-v1")
+        if self.continuous and cfg.net.lstm:
+            raise ConfigError("net.lstm=true is for discrete actions only: drop it for a continuous env")
+        self.atari = is_atari(cfg.env)
+        self.frame_skip = frame_skip(cfg.env)
+        set_torch_threads(cfg.torch_threads, self.obs_shape)
+        self._seeds = spawn_seeds(cfg.seed, cfg.actors + 3)
+        self.n_params = int(flatten(self.make_net()).size)
+        rng = np.random.default_rng(self._seeds[-2])
+        self.final_epsilons = exploration_epsilons(cfg.actors, rng)
+
+    def make_net(self) -> torch.nn.Module:
+        torch.manual_seed(self._seeds[-1])  # every copy starts from the same initial parameters
+        cfg = self.cfg
+        if cfg.algo == "a3c":
+            return make_policy_value_net(self.obs_shape, self.action_space, cfg.net.hidden, lstm=cfg.net.lstm)
+        return make_q_network(self.obs_shape, int(self.action_space.n), dueling=False, hidden=cfg.net.hidden)
+
+    def initial_params(self) -> np.ndarray:
+        return flatten(self.make_net())
+
+    # ---- parameter stores ------------------------------------------------------------------
+    def create_shared_store(self):
+        """The owner's SharedMemoryParams (the runtime unlinks it at the end)."""
+        from distrl.runtime.shared_memory import SharedMemoryParams
+        o = self.cfg.optim
+        return SharedMemoryParams.create(self.initial_params(), lr=o.lr, decay=o.decay, eps=o.eps,
+                                         shared_stats=o.shared_stats)
+
+    def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
+        """A shard of the sharded store: torch's RMSprop (eps outside the square root, unlike the paper's)."""
+        o = self.cfg.optim
+        sl = shard_slices(self.n_params, self.cfg.params.shards)[index]
+        return self.initial_params()[sl], {"optimizer": "rmsprop", "lr": o.lr, "alpha": o.decay, "eps": o.eps}
+
+    def make_shard(self, index: int) -> ParamShard:
+        values, options = self.shard_args(index)
+        return ParamShard(values, **options)
+
+    def shard_sizes(self) -> list[int]:
+        return [s.stop - s.start for s in shard_slices(self.n_params, self.cfg.params.shards)]
+
+    # ---- workers ---------------------------------------------------------------------------
+    def make_worker(self, index: int, store: Any) -> ActorLearner:
+        cfg, seed = self.cfg, self._seeds[index]
+        cap = cfg.max_episode_frames if self.atari else None
+        q_method = cfg.algo != "a3c"
+        return ActorLearner(
+            lambda: make_env(cfg.env, "train", seed=seed, max_episode_frames=cap), self.make_net(), store,
+            algo=cfg.algo, t_max=cfg.rl.t_max, gamma=cfg.rl.gamma, entropy_beta=cfg.rl.entropy_beta,
+            value_coef=cfg.rl.value_coef, grad_clip=cfg.rl.grad_clip,
+            target=self.make_net().requires_grad_(False) if q_method else None,
+            target_update=cfg.rl.target_update, final_epsilon=float(self.final_epsilons[index]),
+            epsilon_anneal_frames=cfg.rl.epsilon_anneal_frames, frame_skip=self.frame_skip, seed=seed % 2**31)
+
+    def make_evaluator(self, episodes: int | None = None) -> Evaluator:
+        policy = "q" if self.cfg.algo != "a3c" else ("gaussian" if self.continuous else "softmax")
+        epsilon = self.cfg.eval_epsilon if not self.continuous else 0.0
+        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
+                         else episodes, epsilon=epsilon, seed=self._seeds[-3], policy=policy)
+
+    def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
+        net = self.make_net()
+        unflatten_into(net, flat)
+        return net.state_dict()
+
+    # ---- checkpoints -----------------------------------------------------------------------
+    def checkpoint_meta(self) -> dict:
+        return {"architecture": "a3c", "env": self.cfg.env, "algo": self.cfg.algo, "store": self.cfg.params.store,
+                "shapes": param_shapes(self.make_net().state_dict())}
+
+    def save(self, run_dir: Path, store_state: Any, updates: int, counters: dict[str, int],
+             returns: list[float]) -> Path:
+        return save_checkpoint(run_dir, updates, {
+            "ps": store_state, "counters": {k: int(v) for k, v in counters.items()},
+            "returns": [float(r) for r in returns]}, self.checkpoint_meta())
+
+    def restore(self, run_dir: Path, required: bool = True) -> dict | None:
+        if not required and not list_checkpoints(run_dir):
+            return None
+        path = latest_checkpoint(run_dir)
+        data = load_checkpoint(path, "a3c", self.checkpoint_meta()["shapes"])
+        return {**data, "path": str(path)}
+
+    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
+        data = self.restore(run_dir)
+        store = data["ps"]
+        values = store["values"] if isinstance(store, dict) else torch.cat([s["values"] for s in store])
+        return self.params(values.numpy()), {"checkpoint": data["path"], "updates": int(data["counters"]["updates"])}
+
+
+def a3c_counters(totals: dict[str, int], store: dict[str, int]) -> dict[str, float]:
+    """The monitor's counters: the workers' summed counts and the store's update count."""
+    return {"actors/frames": totals.get("frames", 0), "actors/episodes": totals.get("episodes", 0),
+            "learner/pushes": totals.get("updates", 0), "learner/updates": store["version"]}

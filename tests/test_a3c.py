@@ -1,0 +1,119 @@
+"""The A3C family as distrl wirings: actor-learners over SharedMemoryParams or the sharded store,
+inline runs for every algorithm, resume, and bad combinations refused."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from distrl import config as C
+from distrl.architectures.a3c import A3C
+from distrl.cli import main
+from distrl.components.param_server import ShardedParameterServer
+from distrl.errors import ConfigError
+from distrl.training import train
+
+SMALL = {"eval_episodes": 2, "log_every_s": 0.2, "checkpoint_every": 50, "seed": 2}
+
+
+def small_cfg(tmp_path, frames=1500, **extra):
+    return C.build_config("a3c", extra.pop("env", "CartPole-v1"), overrides={
+        **SMALL, "max_frames": frames, "run_dir": str(tmp_path / "run"), **extra})
+
+
+@pytest.mark.parametrize("algo", ["a3c", "nstep_q", "onestep_q", "sarsa"])
+def test_every_algorithm_runs_inline_and_updates_the_store(tmp_path, algo):
+    summary = train(small_cfg(tmp_path, algo=algo), live=False)
+    assert summary["frames"] >= 1500 and summary["eval_episodes"] == 2
+    # one update per rollout of at most t_max = 5 steps: at least frames / 5 updates
+    assert summary["updates"] >= 1500 // 5
+    assert list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
+
+
+def test_sharded_store_runs_the_same_wiring(tmp_path):
+    summary = train(small_cfg(tmp_path, **{"params.store": "sharded", "params.shards": 2}), live=False)
+    assert summary["updates"] >= 300
+
+
+def test_inline_runs_are_deterministic(tmp_path):
+    a = train(small_cfg(tmp_path / "a", frames=800), live=False)
+    b = train(small_cfg(tmp_path / "b", frames=800), live=False)
+    assert a["eval_returns"] == b["eval_returns"] and a["final_return_mean"] == b["final_return_mean"]
+
+
+def test_worker_push_moves_the_shared_parameters_and_the_peer_sees_them(tmp_path):
+    from distrl.runtime.shared_memory import SharedMemoryParams
+    arch = A3C(small_cfg(tmp_path))
+    owner = arch.create_shared_store()
+    try:
+        a = arch.make_worker(0, SharedMemoryParams.attach(owner.spec()))
+        b = arch.make_worker(1, SharedMemoryParams.attach(owner.spec()))
+        before = owner.pull()[0]
+        a.run(5, 0)
+        after = owner.pull()[0]
+        assert a.updates >= 1 and not np.array_equal(before, after)
+        b.run(1, 0)  # b's first rollout starts from b's pull at construction; its push returns a's update too
+        flat = torch.cat([p.detach().reshape(-1) for p in b.net.parameters()]).numpy()
+        np.testing.assert_array_equal(flat, owner.pull()[0])
+    finally:
+        owner.unlink()
+
+
+def test_q_worker_refreshes_its_target_on_global_frames(tmp_path):
+    arch = A3C(small_cfg(tmp_path, algo="onestep_q", **{"rl.target_update": 1000}))
+    store = ShardedParameterServer([arch.make_shard(0)])
+    w = arch.make_worker(0, store)
+    w.run(5, 0)  # period 0: the target is the initial copy
+    first = [p.clone() for p in w.target.parameters()]
+    w.run(5, 500)  # still period 0: unchanged though the online net moved
+    assert all(torch.equal(a, b) for a, b in zip(first, w.target.parameters()))
+    w.run(5, 1000)  # global frames entered period 1: the target is the current parameters
+    assert not all(torch.equal(a, b) for a, b in zip(first, w.target.parameters()))
+
+
+def test_workers_draw_their_final_epsilons_and_anneal_on_global_frames(tmp_path):
+    arch = A3C(small_cfg(tmp_path, algo="nstep_q", actors=200))
+    values, counts = np.unique(arch.final_epsilons, return_counts=True)
+    assert set(values) <= {0.01, 0.1, 0.5}
+    w = arch.make_worker(0, ShardedParameterServer([arch.make_shard(0)]))
+    w._global = 50_000
+    assert w.epsilon() == pytest.approx(1.0 + 0.5 * (w.final_epsilon - 1.0))  # preset anneals over 100k
+
+
+def test_gaussian_policy_on_pendulum_runs(tmp_path):
+    summary = train(small_cfg(tmp_path, frames=600, env="Pendulum-v1", preset="a3c-pendulum"), live=False)
+    assert summary["updates"] >= 100 and summary["eval_return_mean"] < 0
+
+
+def test_lstm_variant_runs_and_carries_state(tmp_path):
+    arch = A3C(small_cfg(tmp_path, **{"net.lstm": True}))
+    w = arch.make_worker(0, ShardedParameterServer([arch.make_shard(0)]))
+    w.run(3, 0)
+    assert w.state is not None and float(w.state[0].detach().abs().sum()) > 0
+
+
+def test_bad_combinations_are_refused(tmp_path):
+    with pytest.raises(ConfigError, match="algo=sarsa needs discrete actions"):
+        A3C(small_cfg(tmp_path, env="Pendulum-v1", preset="a3c-pendulum", algo="sarsa"))
+    with pytest.raises(ConfigError, match="net.lstm"):
+        small_cfg(tmp_path, algo="nstep_q", **{"net.lstm": True})
+    with pytest.raises(ConfigError, match="invalid value 'dqn' for algo"):
+        small_cfg(tmp_path, algo="dqn")
+
+
+def test_resume_and_eval(tmp_path, capsys):
+    first = train(small_cfg(tmp_path, frames=800), live=False)
+    run = tmp_path / "run"
+    assert main(["train", "a3c", "--resume", str(run), "--max-frames", "1600", "--quiet"]) == 0
+    second = json.loads((run / "summary.json").read_text())
+    assert second["frames"] >= 1600 and second["updates"] > first["updates"]
+    assert main(["eval", str(run), "--episodes", "2"]) == 0
+    assert json.loads((run / "eval.json").read_text())["episodes"] == 2
+
+
+@pytest.mark.slow
+def test_a3c_inline_learns_cartpole(tmp_path):
+    cfg = C.build_config("a3c", "CartPole-v1", overrides={"seed": 1, "max_frames": 400_000,
+                                                          "run_dir": str(tmp_path / "run")})
+    assert train(cfg, live=False)["eval_return_mean"] >= 400

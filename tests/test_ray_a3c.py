@@ -1,0 +1,53 @@
+"""The A3C family on the ray runtime: workers attach the driver's shared memory by name (or use
+shard actors), and a killed worker is restarted without stopping the run."""
+
+import os
+import signal
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from distrl import config as C  # noqa: E402
+from distrl.training import train  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ray.init(num_cpus=8, include_dashboard=False, logging_level="ERROR")
+    yield
+    ray.shutdown()
+
+
+def cfg_for(tmp_path, frames, **extra):
+    return C.build_config("a3c", "CartPole-v1", overrides={
+        "runtime": "ray", "actors": 2, "max_frames": frames, "seed": 1, "eval_episodes": 2, "log_every_s": 0.3,
+        "checkpoint_every": 100, "run_dir": str(tmp_path / "run"), **extra})
+
+
+@pytest.mark.parametrize("store", ["shared", "sharded"])
+def test_ray_workers_update_one_store(tmp_path, store):
+    before = set(os.listdir("/dev/shm"))
+    summary = train(cfg_for(tmp_path, 4000, **{"params.store": store, "params.shards": 2}), live=False)
+    assert summary["runtime"] == "ray" and summary["frames"] >= 4000 and summary["updates"] >= 4000 // 5
+    assert summary["faults"] == {"worker_restarts": 0} and summary["eval_episodes"] == 2
+    assert list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
+    assert not set(os.listdir("/dev/shm")) - before  # the driver freed the shared-memory segments
+
+
+def test_killed_worker_is_restarted_and_reattaches(tmp_path):
+    seen = {}
+
+    def hook(state):
+        if not seen and state["totals"].get("frames", 0) > 1500:
+            os.kill(ray.get(state["workers"][0].pid.remote()), signal.SIGKILL)
+            seen["at"] = state["totals"]["frames"]
+
+    from distrl.runtime import ray_a3c
+    original = ray_a3c.run_a3c
+    ray_a3c.run_a3c = lambda *a, **k: original(*a, **k, hook=hook)
+    try:
+        summary = train(cfg_for(tmp_path, 6000), live=False)
+    finally:
+        ray_a3c.run_a3c = original
+    assert seen and summary["faults"]["worker_restarts"] >= 1 and summary["frames"] >= 6000
