@@ -27,7 +27,8 @@ class Evaluator:
         self._state = None
 
     @torch.no_grad()
-    def _act(self, obs: np.ndarray) -> np.ndarray:
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        """A batch of actions for a batch of observations (the `act` that `evaluate` calls)."""
         out = self.net(torch.as_tensor(obs)) if self.policy != "softmax" else self.net(torch.as_tensor(obs),
                                                                                         self._state)
         if self.policy == "q":
@@ -36,9 +37,6 @@ class Evaluator:
             return out[0].numpy()
         self._state = out[2]
         return out[0].argmax(dim=1).numpy()
-
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        return self._act(obs)
 
     def evaluate(self, params: dict[str, torch.Tensor]) -> dict:
         self.net.load_state_dict(params)
