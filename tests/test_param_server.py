@@ -155,14 +155,6 @@ def test_flatten_unflatten_and_flat_grad():
         unflatten_into(net, np.zeros(7))
 
 
-@pytest.fixture
-def local_ray():
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR")
-    yield ray
-    ray.shutdown()
-
-
 def test_ray_actor_shards_give_the_same_numbers_as_local(local_ray):
     ray = local_ray
     actor = ray.remote(ParamShard).options(num_cpus=1)

@@ -12,11 +12,7 @@ from distrl import config as C  # noqa: E402
 from distrl.training import train  # noqa: E402
 
 
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    ray.init(num_cpus=8, include_dashboard=False, logging_level="ERROR")
-    yield
-    ray.shutdown()
+pytestmark = pytest.mark.usefixtures("local_ray")
 
 
 def cfg_for(tmp_path, frames, **extra):
@@ -35,7 +31,7 @@ def test_ray_workers_update_one_store(tmp_path, store):
     assert not set(os.listdir("/dev/shm")) - before  # the driver freed the shared-memory segments
 
 
-def test_killed_worker_is_restarted_and_reattaches(tmp_path):
+def test_killed_worker_is_restarted_and_reattaches(tmp_path, train_with_hook):
     seen = {}
 
     def hook(state):
@@ -44,10 +40,5 @@ def test_killed_worker_is_restarted_and_reattaches(tmp_path):
             seen["at"] = state["totals"]["frames"]
 
     from distrl.runtime import ray_a3c
-    original = ray_a3c.run_a3c
-    ray_a3c.run_a3c = lambda *a, **k: original(*a, **k, hook=hook)
-    try:
-        summary = train(cfg_for(tmp_path, 6000), live=False)
-    finally:
-        ray_a3c.run_a3c = original
+    summary = train_with_hook(ray_a3c, "run_a3c", cfg_for(tmp_path, 6000), hook)
     assert seen and summary["faults"]["worker_restarts"] >= 1 and summary["frames"] >= 6000

@@ -16,11 +16,7 @@ FAST = {"replay.min_size": 300, "checkpoint_every": 200, "eval_episodes": 2, "lo
         "ray.steps_per_call": 25}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    ray.init(num_cpus=8, include_dashboard=False, logging_level="ERROR")
-    yield
-    ray.shutdown()
+pytestmark = pytest.mark.usefixtures("local_ray")
 
 
 def cfg_for(tmp_path, frames, **extra):
@@ -38,7 +34,7 @@ def test_ray_run_writes_the_same_run_directory(tmp_path):
     assert (tmp_path / "run" / "metrics.csv").exists() and list((tmp_path / "run" / "checkpoints").iterdir())
 
 
-def test_killed_actor_is_restarted_and_the_run_finishes(tmp_path):
+def test_killed_actor_is_restarted_and_the_run_finishes(tmp_path, train_with_hook):
     killed = {}
 
     def hook(state):
@@ -48,12 +44,12 @@ def test_killed_actor_is_restarted_and_the_run_finishes(tmp_path):
             killed["at"] = state["totals"]["frames"]
 
     from distrl.runtime import ray as ray_runtime
-    summary = _train_with_hook(tmp_path, cfg_for(tmp_path, 6000), hook, ray_runtime)
+    summary = train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 6000), hook)
     assert killed and summary["faults"]["actor_restarts"] >= 1
     assert summary["frames"] >= 6000  # the restarted actor (and its peer) kept counting
 
 
-def test_killed_replay_pauses_the_learner_until_refilled(tmp_path):
+def test_killed_replay_pauses_the_learner_until_refilled(tmp_path, train_with_hook):
     seen = {}
 
     def hook(state):
@@ -65,24 +61,10 @@ def test_killed_replay_pauses_the_learner_until_refilled(tmp_path):
             seen["waits"] = learner["replay_waits"]
 
     from distrl.runtime import ray as ray_runtime
-    summary = _train_with_hook(tmp_path, cfg_for(tmp_path, 9000), hook, ray_runtime)
+    summary = train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 9000), hook)
     assert seen.get("waits", 0) >= 1  # the learner noticed, paused, and waited for min_size again
     assert summary["faults"]["replay_waits"] >= 1
     assert summary["updates"] > seen["updates_at_kill"]  # and trained on afterwards
-
-
-def _train_with_hook(tmp_path, cfg, hook, ray_runtime):
-    """train() with a driver hook: the same path as the CLI, plus fault injection."""
-    original = ray_runtime.run_apex
-
-    def with_hook(*args, **kwargs):
-        return original(*args, **kwargs, hook=hook)
-
-    ray_runtime.run_apex = with_hook
-    try:
-        return train(cfg, live=False)
-    finally:
-        ray_runtime.run_apex = original
 
 
 def test_unreachable_address_is_one_line_exit_2(tmp_path, capsys):
@@ -123,7 +105,7 @@ def test_a_local_ray_started_by_distrl_gets_a_token(monkeypatch):
     assert not protect_local_ray("")  # never overrides a mode that is already set
 
 
-def test_killed_learner_resumes_from_its_checkpoint(tmp_path):
+def test_killed_learner_resumes_from_its_checkpoint(tmp_path, train_with_hook):
     seen = {}
 
     def hook(state):
@@ -141,7 +123,7 @@ def test_killed_learner_resumes_from_its_checkpoint(tmp_path):
             os.kill(ray.get(state["learner"].pid.remote()), signal.SIGKILL)
 
     from distrl.runtime import ray as ray_runtime
-    summary = _train_with_hook(tmp_path, cfg_for(tmp_path, 9000, checkpoint_every=100), hook, ray_runtime)
+    summary = train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 9000, checkpoint_every=100), hook)
     assert seen and summary["faults"]["learner_restarts"] >= 1
     # The restarted learner counted on from the checkpoint it loaded, not from zero.
     assert seen["after_restart"] >= seen["checkpoint"]

@@ -15,31 +15,13 @@ FAST = {"replay.min_size": 200, "checkpoint_every": 100, "eval_episodes": 2, "lo
         "learner.pull_every_steps": 2}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    ray.init(num_cpus=8, include_dashboard=False, logging_level="ERROR")
-    yield
-    ray.shutdown()
+pytestmark = pytest.mark.usefixtures("local_ray")
 
 
 def cfg_for(tmp_path, frames, **extra):
     return C.build_config("gorila", "CartPole-v1", overrides={
         **FAST, "runtime": "ray", "actors": 2, "max_frames": frames, "seed": 1,
         "run_dir": str(tmp_path / "run"), **extra})
-
-
-def _train_with_hook(cfg, hook):
-    from distrl.runtime import ray_gorila
-    original = ray_gorila.run_gorila
-
-    def with_hook(*args, **kwargs):
-        return original(*args, **kwargs, hook=hook)
-
-    ray_gorila.run_gorila = with_hook
-    try:
-        return train(cfg, live=False)
-    finally:
-        ray_gorila.run_gorila = original
 
 
 def test_ray_run_with_global_replay(tmp_path):
@@ -49,7 +31,7 @@ def test_ray_run_with_global_replay(tmp_path):
     assert summary["rates"]["replay_inserts_per_s"] > 0 and list((tmp_path / "run" / "checkpoints").iterdir())
 
 
-def test_killed_bundle_and_killed_shard_do_not_stop_the_run(tmp_path):
+def test_killed_bundle_and_killed_shard_do_not_stop_the_run(tmp_path, train_with_hook):
     """One bundle's process and then one parameter-server shard are SIGKILLed mid-run: Ray restarts
     both, the shard from its slice of the latest checkpoint, and training goes on past it."""
     seen = {}
@@ -71,7 +53,8 @@ def test_killed_bundle_and_killed_shard_do_not_stop_the_run(tmp_path):
                 os.kill(ray.get(state["shards"][1].pid.remote()), signal.SIGKILL)
                 seen["shard"] = state["totals"]["frames"]
 
-    summary = _train_with_hook(cfg_for(tmp_path, 5000), hook)
+    from distrl.runtime import ray_gorila
+    summary = train_with_hook(ray_gorila, "run_gorila", cfg_for(tmp_path, 5000), hook)
     assert "shard" in seen and summary["frames"] >= 5000
     assert summary["faults"]["bundle_restarts"] >= 1 and summary["faults"]["ps_restarts"] >= 1
     assert seen["restored"] is not None and seen["restored"].endswith(".pt")  # it loaded a checkpoint

@@ -98,11 +98,14 @@ class Gorila:
     def shard_sizes(self) -> list[int]:
         return [s.stop - s.start for s in self.slices]
 
-    def make_replay(self, index: int) -> ReplayTable:
+    def replay_args(self, index: int) -> tuple:
+        """ReplayTable's arguments for table `index` (a bundle's own, or 0: the shared one)."""
         r = self.cfg.replay
         compress = ("obs", "next_obs") if r.compress and len(self.obs_shape) == 3 else ()
-        return ReplayTable(r.capacity, sampler=UniformSampler(), remover=FifoRemover(),
-                           seed=self._seeds[self.cfg.actors + index], compress=compress)
+        return r.capacity, UniformSampler(), FifoRemover(), self._seeds[self.cfg.actors + index], compress
+
+    def make_replay(self, index: int) -> ReplayTable:
+        return ReplayTable(*self.replay_args(index))
 
     def epsilon(self, global_updates: int) -> float:
         """Linear from epsilon_start to epsilon_end over the first epsilon_updates global updates."""

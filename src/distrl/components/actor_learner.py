@@ -78,7 +78,7 @@ class ActorLearner:
 
     def _rollout(self) -> None:
         obs_list, actions, rewards, dones, next_obs_list, next_actions = [], [], [], [], [], []
-        logits_list, entropies, values, means, variances = [], [], [], [], []
+        logits_list, values, means, variances = [], [], [], []
         if self.lstm:
             self.state = (self.state[0].detach(), self.state[1].detach())  # truncated BPTT at the rollout start
         for _ in range(self.t_max):

@@ -106,9 +106,9 @@ def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = Fal
             for bundle in bundles:
                 bundle.run_round()
                 monitor.add_returns(bundle.actor.drain_returns())
-            if ps.updates() >= next_checkpoint:
+            if (updates := ps.updates()) >= next_checkpoint:
                 checkpoint()
-                next_checkpoint = ps.updates() + cfg.checkpoint_every
+                next_checkpoint = updates + cfg.checkpoint_every
             if time.perf_counter() - last_log >= cfg.log_every_s:
                 last_log = time.perf_counter()
                 c = counters()
@@ -166,9 +166,9 @@ def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) ->
         last_log = time.perf_counter()
         next_checkpoint = totals().get("updates", 0) + cfg.checkpoint_every
         try:
-            while (frames := totals().get("frames", 0)) < cfg.max_frames:
+            while (t := totals()).get("frames", 0) < cfg.max_frames:
                 for w in workers:
-                    w.run(1, frames)  # one rollout (up to t_max steps)
+                    w.run(1, t.get("frames", 0))  # one rollout (up to t_max steps)
                     monitor.add_returns(w.drain_returns())
                 if totals().get("updates", 0) >= next_checkpoint:
                     checkpoint()

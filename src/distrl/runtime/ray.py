@@ -120,6 +120,44 @@ class _LearnerParams:
         return params, version
 
 
+class _Deltas:
+    """Workers report their counters as deltas per call, so what a completed call did is counted
+    even if the process dies later (its restarted incarnation starts from zero)."""
+
+    def __init__(self, start: dict[str, float]):
+        self._last = dict(start)
+
+    def __call__(self, now: dict[str, float]) -> dict[str, float]:
+        delta = {k: now[k] - self._last[k] for k in now}
+        self._last = dict(now)
+        return delta
+
+
+def _add_report(ref: Any, totals: dict, monitor: Monitor) -> dict | None:
+    """Add a finished worker call's counter deltas and episode returns; None if its process died
+    (Ray restarts it, and the caller counts the restart)."""
+    try:
+        out = ray.get(ref)
+    except RayActorError:
+        return None
+    for k, v in out["counters"].items():
+        totals[k] = totals.get(k, 0) + v
+    monitor.add_returns(out["returns"])
+    return out
+
+
+def _poll_eval(ref: Any, evaluations: list[dict], monitor: Monitor) -> Any:
+    """Log the periodic evaluation `ref` if it finished; returns the ref still pending, else None."""
+    if ref is None or not ray.wait([ref], timeout=0)[0]:
+        return ref
+    try:
+        evaluations.append(ray.get(ref))
+        monitor.log_eval(evaluations[-1])
+    except RayActorError:
+        pass  # the evaluator died with it; the next one is asked for later
+    return None
+
+
 class ActorWorker:
     """An Ape-X actor in its own process. Reports progress as deltas per call, so frames from a
     call that completed are counted even if the process dies later."""
@@ -130,14 +168,11 @@ class ActorWorker:
         self.arch = Apex(cfg)
         sink = _BoundedSink(_sharded(cfg, shards), cfg.ray.max_inflight_adds)
         self.actor = self.arch.make_actor(index, sink=sink, source=_LearnerParams(learner))
-        self._last = self.actor.counters()
+        self._deltas = _Deltas(self.actor.counters())
 
     def run(self, steps: int) -> dict:
         self.actor.run(steps)
-        now = self.actor.counters()
-        delta = {k: now[k] - self._last[k] for k in now}
-        self._last = now
-        return {"counters": delta, "returns": self.actor.drain_returns()}
+        return {"counters": self._deltas(self.actor.counters()), "returns": self.actor.drain_returns()}
 
     def pid(self) -> int:
         return os.getpid()
@@ -370,12 +405,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5) if pending else ([], [])
         for ref in ready:
             i = pending.pop(ref)
-            try:
-                out = ray.get(ref)
-                for k, v in out["counters"].items():
-                    totals[k] = totals.get(k, 0) + v
-                monitor.add_returns(out["returns"])
-            except RayActorError:
+            if _add_report(ref, totals, monitor) is None:
                 faults["actor_restarts"] += 1  # Ray restarts it; its unsent transitions are lost
             parked.append(i)
         while parked and may_act():
@@ -389,13 +419,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
             except RayActorError:
                 faults["learner_restarts"] += 1  # restarted by Ray from its latest checkpoint
             train_ref = learner.train.remote()
-        if eval_ref is not None and ray.wait([eval_ref], timeout=0)[0]:
-            try:
-                evaluations.append(ray.get(eval_ref))
-                monitor.log_eval(evaluations[-1])
-            except RayActorError:
-                pass
-            eval_ref = None
+        eval_ref = _poll_eval(eval_ref, evaluations, monitor)
         if time.perf_counter() - last_log >= cfg.log_every_s:
             last_log = time.perf_counter()
             last_counters = counters()

@@ -22,7 +22,8 @@ from distrl import config as C
 from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.components.monitor import Monitor
 from distrl.components.param_server import ShardedParameterServer
-from distrl.runtime.ray import _RESTART, EvaluatorWorker, ShardWorker, _call, _numpy, _retry, connect
+from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _add_report, _call, _Deltas, _numpy,
+                                _poll_eval, _retry, connect)
 
 
 class WorkerActor:
@@ -39,7 +40,7 @@ class WorkerActor:
             store = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
         self.waits = 0
         self.worker = _retry(lambda: arch.make_worker(index, store), self._waited)
-        self._last = self.worker.counters()
+        self._deltas = _Deltas(self.worker.counters())
 
     def _waited(self) -> None:
         self.waits += 1
@@ -50,10 +51,7 @@ class WorkerActor:
             self.worker.run(steps, global_frames)
         except RayActorError:
             self._waited()  # a shard is restarting: report what was done, try again next call
-        now = self.worker.counters()
-        delta = {k: now[k] - self._last[k] for k in now}
-        self._last = now
-        return {"counters": delta, "returns": self.worker.drain_returns()}
+        return {"counters": self._deltas(self.worker.counters()), "returns": self.worker.drain_returns()}
 
     def pid(self) -> int:
         return os.getpid()
@@ -122,21 +120,10 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
         for ref in ready:
             i = pending.pop(ref)
-            try:
-                out = ray.get(ref)
-                for k, v in out["counters"].items():
-                    totals[k] = totals.get(k, 0) + int(v)
-                monitor.add_returns(out["returns"])
-            except RayActorError:
-                faults["worker_restarts"] += 1
+            if _add_report(ref, totals, monitor) is None:
+                faults["worker_restarts"] += 1  # Ray restarts it; it re-attaches, its rollout is lost
             pending[workers[i].run.remote(steps, totals.get("frames", 0))] = i
-        if eval_ref is not None and ray.wait([eval_ref], timeout=0)[0]:
-            try:
-                evaluations.append(ray.get(eval_ref))
-                monitor.log_eval(evaluations[-1])
-            except RayActorError:
-                pass
-            eval_ref = None
+        eval_ref = _poll_eval(eval_ref, evaluations, monitor)
         try:
             if totals.get("updates", 0) >= next_checkpoint:
                 checkpoint()
@@ -151,13 +138,8 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
             pass  # a shard is restarting: try again at the next tick
         if hook is not None:
             hook(state)
-    for ref, i in pending.items():
-        try:
-            out = ray.get(ref)
-            for k, v in out["counters"].items():
-                totals[k] = totals.get(k, 0) + int(v)
-            monitor.add_returns(out["returns"])
-        except RayActorError:
+    for ref in pending:
+        if _add_report(ref, totals, monitor) is None:
             faults["worker_restarts"] += 1
     checkpoint()
     final = monitor.log(counters(), dict(faults))

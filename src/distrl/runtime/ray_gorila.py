@@ -22,9 +22,10 @@ from distrl import config as C
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.components.monitor import Monitor
 from distrl.components.param_server import ShardedParameterServer
-from distrl.replay import FifoRemover, ReplayTable, UniformSampler
+from distrl.replay import ReplayTable, UniformSampler
 from distrl.replay.sharded import ShardedReplay
-from distrl.runtime.ray import _RESTART, EvaluatorWorker, ShardWorker, _BoundedSink, _call, _numpy, _retry, connect
+from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _add_report, _BoundedSink, _call, _Deltas,
+                                _numpy, _poll_eval, _retry, connect)
 
 _ACTOR_KEYS = ("frames", "episodes", "param_pulls")
 
@@ -46,7 +47,7 @@ class BundleWorker:
             sink = _BoundedSink(replay, 8)
         self.ps_waits = 0
         self.bundle = _retry(lambda: arch.make_bundle(index, ps, replay, sink), self._waited)
-        self._last = self.bundle.counters()
+        self._deltas = _Deltas(self.bundle.counters())
 
     def _waited(self) -> None:
         self.ps_waits += 1
@@ -60,10 +61,7 @@ class BundleWorker:
             except RayActorError:
                 self._waited()
                 break
-        now = self.bundle.counters()
-        delta = {k: now[k] - self._last[k] for k in now}
-        self._last = now
-        return {"counters": delta, "returns": self.bundle.actor.drain_returns(), "ps_waits": self.ps_waits,
+        return {"counters": self._deltas(self.bundle.counters()), "returns": self.bundle.actor.drain_returns(), "ps_waits": self.ps_waits,
                 "replay": self.local_replay.stats() if self.local_replay is not None else None}
 
     def pid(self) -> int:
@@ -93,10 +91,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     ps = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
     global_replay = None
     if cfg.replay.mode == "global":
-        r = cfg.replay
-        compress = ("obs", "next_obs") if r.compress and len(arch.obs_shape) == 3 else ()
-        global_replay = ray.remote(ReplayTable).options(num_cpus=1, **_RESTART).remote(
-            r.capacity, UniformSampler(), FifoRemover(), cfg.seed, compress)
+        global_replay = ray.remote(ReplayTable).options(num_cpus=1, **_RESTART).remote(*arch.replay_args(0))
     bundle_cls = ray.remote(BundleWorker).options(num_cpus=1, **_RESTART)
     bundles = [bundle_cls.remote(cfg_dict, i, shards, global_replay) for i in range(cfg.actors)]
     evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(cfg_dict) \
@@ -139,14 +134,10 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
         arch.save(run_dir, ps.state_dict(), totals, list(monitor.returns))
 
     def collect(ref: Any, i: int) -> None:
-        try:
-            out = ray.get(ref)
-        except RayActorError:
+        out = _add_report(ref, totals, monitor)
+        if out is None:
             faults["bundle_restarts"] += 1  # Ray restarts it; its replay and unsent transitions are lost
             return
-        for k, v in out["counters"].items():
-            totals[k] = totals.get(k, 0) + int(v)
-        monitor.add_returns(out["returns"])
         ps_waits[i] = out["ps_waits"]
         faults["ps_waits"] = sum(ps_waits.values())
         if out["replay"] is not None:
@@ -165,13 +156,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
             i = pending.pop(ref)
             collect(ref, i)
             pending[bundles[i].run.remote(calls)] = i
-        if eval_ref is not None and ray.wait([eval_ref], timeout=0)[0]:
-            try:
-                evaluations.append(ray.get(eval_ref))
-                monitor.log_eval(evaluations[-1])
-            except RayActorError:
-                pass
-            eval_ref = None
+        eval_ref = _poll_eval(eval_ref, evaluations, monitor)
         if time.perf_counter() - last_log >= cfg.log_every_s:
             last_log = time.perf_counter()
             check_shards()

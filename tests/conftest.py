@@ -1,0 +1,25 @@
+"""Fixtures the Ray test modules share."""
+
+import pytest
+
+from distrl.training import train
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """A local Ray for the module's tests (distrl's runs join it instead of starting their own)."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=8, include_dashboard=False, logging_level="ERROR")
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture
+def train_with_hook(monkeypatch):
+    """train() through the CLI's path with `hook(state)` passed to the runtime's driver on every tick,
+    for fault injection: `train_with_hook(runtime_module, "run_apex", cfg, hook)`."""
+    def run(runtime_module, driver: str, cfg, hook):
+        original = getattr(runtime_module, driver)
+        monkeypatch.setattr(runtime_module, driver, lambda *args, **kwargs: original(*args, **kwargs, hook=hook))
+        return train(cfg, live=False)
+    return run
