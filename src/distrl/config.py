@@ -184,6 +184,7 @@ class A3CAlgoConfig:
     grad_clip: float = 40.0          # global gradient-norm clip before the push (common practice, not in the paper)
     target_update: int = 40_000      # Q methods: global frames between target-network refreshes
     epsilon_anneal_frames: int = 4_000_000  # Q methods: 1 -> the worker's final epsilon over these global frames
+    reward_scale: float = 1.0        # rewards are multiplied by this for learning only (reported returns are raw)
 
 
 @dataclass
@@ -225,7 +226,69 @@ class A3CConfig(RunConfig):
     ray: A3CRayConfig = field(default_factory=A3CRayConfig)
 
 
-ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig, "a3c": A3CConfig}
+# ---------------------------------------------------------------- distributed BA3C (Adamski et al. 2018)
+
+@dataclass
+class BA3CWorkerConfig:
+    n_sim: int = 10                  # envs per worker, stepped together with one batched forward pass
+    t_max: int = 5                   # steps per env before its n-step returns are computed (BA3C's local_time_max)
+    batch_size: int = 32             # bs: data points (state, action, n-step return) per gradient
+    max_episode_frames: int = 50_000
+
+
+@dataclass
+class BA3CAlgoConfig:
+    gamma: float = 0.99
+    entropy_beta: float = 0.01
+    value_coef: float = 0.5
+    grad_clip: float = 40.0          # global gradient-norm clip on each worker's gradient
+
+
+@dataclass
+class BA3CAdamConfig:
+    lr: float = 1e-3
+    eps: float = 1e-8                # the paper's table; it used 1e-3 for Pong
+    beta1: float = 0.8
+    beta2: float = 0.75
+
+
+@dataclass
+class BA3CSyncConfig:
+    mode: str = "sync"               # sync: the chief applies a round's mean; async: each push on arrival
+    fraction: float = 0.9            # sync: share of the workers whose gradients close a round
+
+
+@dataclass
+class BA3CPSConfig:
+    shards: int = 4                  # ps: parameter-server shards
+
+
+@dataclass
+class BA3CNetConfig:
+    hidden: tuple[int, ...] = (128,)  # the fully connected layer (256: the paper's initial model); MLP for vectors
+
+
+@dataclass
+class BA3CRayConfig:
+    rounds_per_call: int = 10        # gradients a worker computes per remote call (progress is counted per call)
+
+
+@dataclass
+class BA3CConfig(RunConfig):
+    architecture: str = "ba3c"
+    actors: int = 64                 # n workers (the paper's final setup)
+    checkpoint_every: int = 1000     # rounds (global steps) between checkpoints
+    eval_every: int = 1000           # rounds between greedy evaluations with frozen parameters (ray)
+    worker: BA3CWorkerConfig = field(default_factory=BA3CWorkerConfig)
+    rl: BA3CAlgoConfig = field(default_factory=BA3CAlgoConfig)
+    optim: BA3CAdamConfig = field(default_factory=BA3CAdamConfig)
+    sync: BA3CSyncConfig = field(default_factory=BA3CSyncConfig)
+    ps: BA3CPSConfig = field(default_factory=BA3CPSConfig)
+    net: BA3CNetConfig = field(default_factory=BA3CNetConfig)
+    ray: BA3CRayConfig = field(default_factory=BA3CRayConfig)
+
+
+ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig, "a3c": A3CConfig, "ba3c": BA3CConfig}
 
 # name -> (architecture, source, overrides). Defaults of the dataclasses are the paper's values.
 PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
@@ -276,6 +339,12 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                      "continuous runs)", {
         "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
         "optim.lr": 1e-3, "net.hidden": (128,), "rl.entropy_beta": 1e-4, "eval_episodes": 10,
+    }),
+    "ba3c-atari": ("ba3c", "Adamski et al. 2018, table 1 (the defaults): 64 workers, n_sim 10, bs 32, 4 parameter "
+                   "servers, Adam lr 1e-3 eps 1e-8 betas 0.8/0.75, sync with 90% of the workers, 128-unit layer", {}),
+    "ba3c-cartpole": ("ba3c", "distrl: BA3C values for CartPole-v1 with 2 workers", {
+        "actors": 2, "max_frames": 200_000, "log_every_s": 2.0, "checkpoint_every": 500, "eval_every": 1000,
+        "eval_episodes": 10, "ps.shards": 2, "net.hidden": (128,),
     }),
 }
 
@@ -394,7 +463,8 @@ def validate(cfg: RunConfig) -> None:
     _check(c.torch_threads >= 0, "torch_threads", c.torch_threads, "whole numbers >= 0 (0: automatic)")
     _check(len(c.net.hidden) >= 1 and min(c.net.hidden) >= 1, "net.hidden", c.net.hidden,
            "comma-separated layer sizes >= 1, e.g. 128,128")
-    {"apex": _validate_apex, "gorila": _validate_gorila, "a3c": _validate_a3c}[c.architecture](c)
+    {"apex": _validate_apex, "gorila": _validate_gorila, "a3c": _validate_a3c,
+     "ba3c": _validate_ba3c}[c.architecture](c)
 
 
 def _validate_dqn_learner(le: Any) -> None:
@@ -476,6 +546,7 @@ def _validate_a3c(c: A3CConfig) -> None:
     _check(0 <= r.gamma <= 1, "rl.gamma", r.gamma, "numbers in [0, 1]")
     _check(r.entropy_beta >= 0, "rl.entropy_beta", r.entropy_beta, "numbers >= 0")
     _check(r.value_coef >= 0, "rl.value_coef", r.value_coef, "numbers >= 0")
+    _check(r.reward_scale > 0, "rl.reward_scale", r.reward_scale, "numbers > 0")
     _check(r.grad_clip > 0, "rl.grad_clip", r.grad_clip, "numbers > 0")
     _check(r.target_update >= 1, "rl.target_update", r.target_update, "whole numbers >= 1")
     _check(r.epsilon_anneal_frames >= 1, "rl.epsilon_anneal_frames", r.epsilon_anneal_frames, "whole numbers >= 1")
@@ -514,3 +585,25 @@ def from_dict(data: dict[str, Any]) -> Any:
 
 def dumps(cfg: Any) -> str:
     return json.dumps(to_dict(cfg), indent=2, sort_keys=False)
+
+
+def _validate_ba3c(c: BA3CConfig) -> None:
+    w = c.worker
+    _check(w.n_sim >= 1, "worker.n_sim", w.n_sim, "whole numbers >= 1")
+    _check(w.t_max >= 1, "worker.t_max", w.t_max, "whole numbers >= 1")
+    _check(w.batch_size >= 1, "worker.batch_size", w.batch_size, "whole numbers >= 1")
+    _check(w.max_episode_frames >= 1, "worker.max_episode_frames", w.max_episode_frames, "whole numbers >= 1")
+    r = c.rl
+    _check(0 <= r.gamma <= 1, "rl.gamma", r.gamma, "numbers in [0, 1]")
+    _check(r.entropy_beta >= 0, "rl.entropy_beta", r.entropy_beta, "numbers >= 0")
+    _check(r.value_coef >= 0, "rl.value_coef", r.value_coef, "numbers >= 0")
+    _check(r.grad_clip > 0, "rl.grad_clip", r.grad_clip, "numbers > 0")
+    o = c.optim
+    _check(o.lr > 0, "optim.lr", o.lr, "numbers > 0")
+    _check(o.eps > 0, "optim.eps", o.eps, "numbers > 0")
+    _check(0 <= o.beta1 < 1, "optim.beta1", o.beta1, "numbers in [0, 1)")
+    _check(0 <= o.beta2 < 1, "optim.beta2", o.beta2, "numbers in [0, 1)")
+    _check(c.sync.mode in ("sync", "async"), "sync.mode", c.sync.mode, "sync or async")
+    _check(0 < c.sync.fraction <= 1, "sync.fraction", c.sync.fraction, "numbers in (0, 1]")
+    _check(c.ps.shards >= 1, "ps.shards", c.ps.shards, "whole numbers >= 1")
+    _check(c.ray.rounds_per_call >= 1, "ray.rounds_per_call", c.ray.rounds_per_call, "whole numbers >= 1")

@@ -13,7 +13,7 @@ from distrl.architectures import make_architecture
 from distrl.components.monitor import Monitor
 from distrl.errors import ConfigError
 
-RUN_FILES = ("config.json", "metrics.csv", "summary.json", "checkpoints", "tb")
+RUN_FILES = ("config.json", "metrics.csv", "evaluations.csv", "eval.json", "summary.json", "checkpoints", "tb")
 
 
 def default_run_dir(cfg: Any) -> Path:

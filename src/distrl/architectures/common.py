@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import torch
 from gymnasium import spaces
 
+from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint
 from distrl.envs import is_atari, make_env
-from distrl.errors import ConfigError
+from distrl.errors import CheckpointError, ConfigError
 
 
 def probe_discrete_env(env_id: str, architecture: str) -> tuple[tuple[int, ...], int]:
@@ -36,3 +40,23 @@ def set_torch_threads(torch_threads: int, obs_shape: tuple[int, ...]) -> None:
 
 def spawn_seeds(seed: int, n: int) -> list[int]:
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n)]
+
+
+def restore_shards(run_dir: Path, architecture: str, shapes: dict, shards: int, required: bool = True) -> dict | None:
+    """The latest checkpoint of a parameter-server run (payload "ps": one state per shard), with its
+    path; None if there is none and it is not required. Another shard count is refused."""
+    if not required and not list_checkpoints(run_dir):
+        return None
+    path = latest_checkpoint(run_dir)
+    data = load_checkpoint(path, architecture, shapes)
+    if len(data["ps"]) != shards:
+        raise CheckpointError(f"checkpoint {path} holds {len(data['ps'])} parameter shards, this run has "
+                              f"{shards}: resume with --set ps.shards={len(data['ps'])}")
+    return {**data, "path": str(path)}
+
+
+def shards_policy_params(arch: Any, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
+    """The latest checkpoint's parameters (the shards' values joined) as a state dict, for `distrl eval`."""
+    data = arch.restore(run_dir)
+    flat = torch.cat([s["values"] for s in data["ps"]]).numpy()
+    return arch.params(flat), {"checkpoint": data["path"], "updates": min(int(s["version"]) for s in data["ps"])}

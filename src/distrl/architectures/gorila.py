@@ -13,15 +13,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from distrl.architectures.common import frame_skip, probe_discrete_env, set_torch_threads, spawn_seeds
-from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
+from distrl.architectures.common import (frame_skip, probe_discrete_env, restore_shards, set_torch_threads,
+                                         shards_policy_params, spawn_seeds)
+from distrl.checkpoint import param_shapes, save_checkpoint
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
 from distrl.components.param_server import ParamServerSource, ParamShard, flatten, shard_slices, unflatten_into
 from distrl.config import BundleConfig, GorilaConfig
 from distrl.envs import is_atari, make_env
-from distrl.errors import CheckpointError
 from distrl.nets import make_q_network
 from distrl.replay import FifoRemover, ReplayTable, UniformSampler
 
@@ -163,22 +163,10 @@ class Gorila:
             "returns": [float(r) for r in returns]}, self.checkpoint_meta())
 
     def restore(self, run_dir: Path, required: bool = True) -> dict | None:
-        """The latest checkpoint (with its path), or None if there is none and it is not required."""
-        if not required and not list_checkpoints(run_dir):
-            return None
-        path = latest_checkpoint(run_dir)
-        data = load_checkpoint(path, "gorila", self.checkpoint_meta()["shapes"])
-        if len(data["ps"]) != self.cfg.ps.shards:
-            raise CheckpointError(f"checkpoint {path} holds {len(data['ps'])} parameter shards, this run has "
-                                  f"{self.cfg.ps.shards}: resume with --set ps.shards={len(data['ps'])}")
-        return {**data, "path": str(path)}
+        return restore_shards(run_dir, "gorila", self.checkpoint_meta()["shapes"], self.cfg.ps.shards, required)
 
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
-        """The latest checkpoint's parameters as a state dict, for `distrl eval`."""
-        data = self.restore(run_dir)
-        flat = torch.cat([s["values"] for s in data["ps"]]).numpy()
-        return self.params(flat), {"checkpoint": data["path"],
-                                   "updates": min(int(s["version"]) for s in data["ps"])}
+        return shards_policy_params(self, run_dir)
 
 
 def gorila_counters(totals: dict[str, int], ps: dict[str, int], replays: list[dict]) -> dict[str, float]:

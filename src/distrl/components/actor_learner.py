@@ -25,11 +25,13 @@ class ActorLearner:
 
     def __init__(self, make_env: Callable[[], Any], net: nn.Module, store: Any, *, algo: str, t_max: int,
                  gamma: float, entropy_beta: float = 0.01, value_coef: float = 0.5, grad_clip: float = 40.0,
+                 reward_scale: float = 1.0,
                  target: nn.Module | None = None, target_update: int = 40_000, final_epsilon: float = 0.1,
                  epsilon_anneal_frames: int = 4_000_000, frame_skip: int = 1, seed: int = 0):
         self.env, self.net, self.store, self.algo = make_env(), net, store, algo
         self.t_max, self.gamma, self.entropy_beta, self.value_coef = t_max, gamma, entropy_beta, value_coef
         self.grad_clip, self.target, self.target_update = grad_clip, target, target_update
+        self.reward_scale = reward_scale
         self.final_epsilon, self.epsilon_anneal_frames = final_epsilon, epsilon_anneal_frames
         self.frame_skip = frame_skip
         self.rng = np.random.default_rng(seed)
@@ -104,7 +106,7 @@ class ActorLearner:
                 actions.append(action)
             next_obs, reward, terminated, truncated, info = self.env.step(action)
             done_for_learning = bool(terminated or info.get("life_loss", False))
-            rewards.append(float(reward))
+            rewards.append(float(reward) * self.reward_scale)
             dones.append(float(done_for_learning))
             next_obs_list.append(next_obs)
             if self.algo == "sarsa":

@@ -21,6 +21,7 @@ RATE_NAMES = {
     "learner/updates": "learner_updates_per_s",
     "actors/param_pulls": "param_pulls_per_s",
     "learner/pushes": "grad_pushes_per_s",  # Gorila: gradients sent to the parameter server
+    "learner/data_points": "data_points_per_s",  # BA3C: examples back-propagated, summed over workers
 }
 
 

@@ -76,7 +76,6 @@ class ParamShard:
         if self.staleness_bound is not None and self.version - int(version) > self.staleness_bound:
             self.dropped_stale += 1
             return False
-        # Synchronous mode (BA3C: collect a round, apply its mean once enough workers pushed) goes here.
         self._param.grad = grad.clone()
         self._opt.step()
         self._param.grad = None

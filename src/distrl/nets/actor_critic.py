@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import gymnasium as gym
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -31,6 +32,24 @@ class A3CCNN(nn.Module):
         return self.body(x.float() / 255.0)
 
 
+class BA3CCNN(nn.Module):
+    """The BA3C Atari torso (Adamski et al. 2018, after tensorpack's A3C model): four convolutions
+    (32 5x5, 32 5x5, 64 4x4, 64 3x3), each followed by 2x2 max-pooling, then one fully connected
+    layer whose width the paper cut from 256 to 128 units to shrink what workers and parameter
+    servers exchange (84 -> 42 -> 21 -> 11 -> 5: 64 x 5 x 5 features into it)."""
+
+    def __init__(self, in_channels: int = 4, fc_units: int = 128):
+        super().__init__()
+        layers: list[nn.Module] = []
+        for c_in, c_out, k in ((in_channels, 32, 5), (32, 32, 5), (32, 64, 4), (64, 64, 3)):
+            layers += [nn.Conv2d(c_in, c_out, k, padding=k // 2), nn.ReLU(), nn.MaxPool2d(2)]
+        self.body = nn.Sequential(*layers, nn.Flatten(), nn.Linear(64 * 5 * 5, fc_units), nn.ReLU())
+        self.out_features = fc_units
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x.float() / 255.0)
+
+
 class PolicyValueNet(nn.Module):
     """Softmax policy (logits) and value V(s) over a shared torso, optionally followed by an LSTMCell.
 
@@ -38,10 +57,11 @@ class PolicyValueNet(nn.Module):
     ends; passing state=None starts from zeros."""
 
     def __init__(self, obs_shape: Sequence[int], num_actions: int, hidden: Sequence[int] = (128,),
-                 lstm: bool = False, lstm_units: int = 256):
+                 lstm: bool = False, lstm_units: int = 256, cnn: str = "a3c"):
+        """Images get the A3C CNN (`cnn="ba3c"`: the BA3C one, `hidden[0]` units wide); vectors an MLP."""
         super().__init__()
         if len(obs_shape) == 3:
-            self.torso: nn.Module = A3CCNN(obs_shape[0])
+            self.torso: nn.Module = A3CCNN(obs_shape[0]) if cnn == "a3c" else BA3CCNN(obs_shape[0], hidden[0])
         else:
             self.torso = MLP(int(torch.Size(obs_shape).numel()), hidden)
         features = self.torso.out_features
@@ -67,19 +87,33 @@ class PolicyValueNet(nn.Module):
 
 
 class GaussianPolicyValueNet(nn.Module):
-    """Diagonal Gaussian policy for continuous actions: linear mean, softplus variance (+ floor), V(s)."""
+    """Diagonal Gaussian policy for continuous actions: softplus variance (+ floor), and V(s) from a
+    separate torso (the paper's continuous-control networks share no parameters between policy and
+    value). The mean is linear, then squashed by tanh into [low, high] when bounds are given: a
+    purely linear mean ran to +-16 on Pendulum (bounds +-2), where clipped actions carry no gradient."""
 
-    def __init__(self, obs_dim: int, action_dim: int, hidden: Sequence[int] = (128,), var_floor: float = 1e-4):
+    def __init__(self, obs_dim: int, action_dim: int, hidden: Sequence[int] = (128,), var_floor: float = 1e-4,
+                 low: Sequence[float] | None = None, high: Sequence[float] | None = None):
         super().__init__()
+        self.bounded = low is not None and high is not None
+        if self.bounded:
+            low_t, high_t = torch.as_tensor(low, dtype=torch.float32), torch.as_tensor(high, dtype=torch.float32)
+            self.register_buffer("center", (high_t + low_t) / 2)
+            self.register_buffer("half_range", (high_t - low_t) / 2)
         self.torso = MLP(obs_dim, hidden)
         self.mean = nn.Linear(self.torso.out_features, action_dim)
         self.var = nn.Linear(self.torso.out_features, action_dim)
-        self.value = nn.Linear(self.torso.out_features, 1)
+        self.value_torso = MLP(obs_dim, hidden)
+        self.value = nn.Linear(self.value_torso.out_features, 1)
         self.var_floor = var_floor
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         x = self.torso(obs)
-        return self.mean(x), F.softplus(self.var(x)) + self.var_floor, self.value(x).squeeze(-1)
+        mean = self.mean(x)
+        if self.bounded:
+            mean = self.center + self.half_range * torch.tanh(mean)
+        return (mean, F.softplus(self.var(x)) + self.var_floor,
+                self.value(self.value_torso(obs)).squeeze(-1))
 
 
 def make_policy_value_net(obs_shape: Sequence[int], action_space: gym.Space, hidden: Sequence[int] = (128,),
@@ -90,6 +124,8 @@ def make_policy_value_net(obs_shape: Sequence[int], action_space: gym.Space, hid
     if isinstance(action_space, gym.spaces.Box):
         if lstm:
             raise ValueError("the Gaussian policy-value net has no LSTM variant")
+        low, high = action_space.low.reshape(-1), action_space.high.reshape(-1)
+        bounded = bool(np.all(np.isfinite(low)) and np.all(np.isfinite(high)))
         return GaussianPolicyValueNet(int(torch.Size(obs_shape).numel()), int(torch.Size(action_space.shape).numel()),
-                                      hidden)
+                                      hidden, low=low if bounded else None, high=high if bounded else None)
     raise ValueError(f"unsupported action space {action_space!r}: use Discrete or Box")

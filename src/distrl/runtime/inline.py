@@ -9,9 +9,19 @@ from typing import Any
 
 from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.architectures.apex import Apex
+from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.components.monitor import Monitor
 from distrl.components.param_server import ShardedParameterServer
+
+
+def _sum_counters(base: dict[str, int], parts: list) -> dict[str, int]:
+    """`base` (a resumed run's counts) plus every part's counters()."""
+    out = dict(base)
+    for part in parts:
+        for k, v in part.counters().items():
+            out[k] = out.get(k, 0) + int(v)
+    return out
 
 
 def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
@@ -86,11 +96,7 @@ def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = Fal
     replays = [shared] if shared is not None else [b.replay for b in bundles]
 
     def totals() -> dict[str, int]:
-        out = dict(base)
-        for b in bundles:
-            for k, v in b.counters().items():
-                out[k] = out.get(k, 0) + int(v)
-        return out
+        return _sum_counters(base, bundles)
 
     def counters() -> dict[str, float]:
         return gorila_counters(totals(), ps.counters(), [r.stats() for r in replays])
@@ -152,11 +158,7 @@ def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) ->
         workers = [arch.make_worker(i, stores[i]) for i in range(cfg.actors)]
 
         def totals() -> dict[str, int]:
-            out = dict(base)
-            for w in workers:
-                for k, v in w.counters().items():
-                    out[k] = out.get(k, 0) + int(v)
-            return out
+            return _sum_counters(base, workers)
 
         def checkpoint() -> None:
             t = totals()
@@ -192,3 +194,75 @@ def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) ->
                 s.close()
             owner.close()
             owner.unlink()
+
+
+def run_ba3c(arch: BA3C, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
+    """Workers stepped in turn. Sync: each computes a gradient on the open round's parameters and
+    pushes it to the chief; pushes after the round closed (f < 1) are late and dropped, as a slow
+    worker's would be. Async: each worker's push is applied on arrival and it pulls the result."""
+    cfg = arch.cfg
+    data = arch.restore(run_dir) if resume else None
+    base = {k: int(v) for k, v in data["counters"].items()} if data else {}
+    if data:
+        monitor.add_returns(list(data["returns"]))
+    ps = ShardedParameterServer([arch.make_shard(i) for i in range(cfg.ps.shards)])
+    if data:
+        ps.load_state_dict(data["ps"])
+    flat, versions = ps.pull()
+    chief = arch.make_chief(round=int(versions.min()))
+    workers = [arch.make_worker(i) for i in range(cfg.actors)]
+    worker_versions = [versions] * cfg.actors
+    for w in workers:
+        w.load(flat)
+    waits: list[float] = []
+
+    def totals() -> dict[str, int]:
+        return _sum_counters(base, workers)
+
+    def checkpoint() -> None:
+        dropped = {"dropped_late": base.get("dropped_late", 0) + chief.dropped_late}
+        arch.save(run_dir, ps.state_dict(), ps.updates(), {**totals(), **dropped}, list(monitor.returns))
+
+    def log() -> dict[str, float]:
+        row = monitor.log(ba3c_counters(totals(), ps.updates()),
+                          round_gauges(waits, chief.dropped_late + base.get("dropped_late", 0)))
+        waits.clear()
+        return row
+
+    monitor.start(ba3c_counters(totals(), ps.updates()))
+    last_log = time.perf_counter()
+    next_checkpoint = ps.updates() + cfg.checkpoint_every
+    try:
+        while totals().get("frames", 0) < cfg.max_frames:
+            if cfg.sync.mode == "sync":
+                for i, w in enumerate(workers):
+                    mean = chief.push(w.gradient(), int(versions.min()), i)
+                    if mean is not None:
+                        ps.push(mean, versions)
+                flat, versions = ps.pull()
+                for w in workers:
+                    w.load(flat)
+                waits += chief.drain_waits()
+            else:
+                for i, w in enumerate(workers):
+                    flat, worker_versions[i] = ps.push_pull(w.gradient(), worker_versions[i])
+                    w.load(flat)
+            for w in workers:
+                monitor.add_returns(w.drain_returns())
+            if (rounds := ps.updates()) >= next_checkpoint:
+                checkpoint()
+                next_checkpoint = rounds + cfg.checkpoint_every
+            if time.perf_counter() - last_log >= cfg.log_every_s:
+                last_log = time.perf_counter()
+                log()
+        checkpoint()
+    except KeyboardInterrupt:
+        checkpoint()
+        raise
+    finally:
+        for w in workers:
+            w.close()
+    final = log()
+    evaluation = arch.make_evaluator().evaluate(arch.params(ps.pull()[0])) if cfg.eval_episodes else None
+    return {"frames": int(final["frames"]), "updates": ps.updates(), "evaluation": evaluation,
+            "resumed_from": data["path"] if data else None, "dropped_late": chief.dropped_late}

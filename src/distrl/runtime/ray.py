@@ -462,3 +462,9 @@ def run_a3c(*args: Any, **kwargs: Any) -> dict[str, Any]:
     """A3C's driver lives in ray_a3c.py (imported here lazily: it builds on this module)."""
     from distrl.runtime.ray_a3c import run_a3c as run
     return run(*args, **kwargs)
+
+
+def run_ba3c(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """BA3C's driver lives in ray_ba3c.py (imported here lazily: it builds on this module)."""
+    from distrl.runtime.ray_ba3c import run_ba3c as run
+    return run(*args, **kwargs)

@@ -1,0 +1,109 @@
+"""Distributed BA3C (Adamski et al. 2018) as a wiring: n workers, each acting in n_sim envs with
+one batched forward pass and computing the A3C gradient on batches of bs data points; a chief
+averages a round's gradients once a fraction of the workers have pushed (`sync.mode=sync`), and
+the parameters live in `ps.shards` parameter-server shards running Adam with the paper's betas.
+`sync.mode=async` sends every gradient straight to the shards instead, for the paper's comparison.
+
+This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from distrl.architectures.common import (frame_skip, probe_discrete_env, restore_shards, set_torch_threads,
+                                         shards_policy_params, spawn_seeds)
+from distrl.checkpoint import param_shapes, save_checkpoint
+from distrl.components.batched_worker import BatchedWorker
+from distrl.components.evaluator import Evaluator
+from distrl.components.param_server import ParamShard, flatten, shard_slices, unflatten_into
+from distrl.components.sync_chief import SyncChief
+from distrl.config import BA3CConfig
+from distrl.envs import is_atari, make_env
+from distrl.nets import PolicyValueNet
+
+
+class BA3C:
+    def __init__(self, cfg: BA3CConfig):
+        self.cfg = cfg
+        self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "ba3c")
+        self.atari = is_atari(cfg.env)
+        self.frame_skip = frame_skip(cfg.env)
+        set_torch_threads(cfg.torch_threads, self.obs_shape)
+        self._seeds = spawn_seeds(cfg.seed, cfg.actors + 2)
+        self.n_params = int(flatten(self.make_net()).size)
+
+    def make_net(self) -> PolicyValueNet:
+        torch.manual_seed(self._seeds[-1])  # every copy starts from the same initial parameters
+        return PolicyValueNet(self.obs_shape, self.num_actions, self.cfg.net.hidden, cnn="ba3c")
+
+    # ---- parameter server ------------------------------------------------------------------
+    def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
+        """Adam on every shard with the paper's values; no staleness bound: in sync mode the chief
+        already drops late gradients, and async mode applies every push, as the paper compares."""
+        o = self.cfg.optim
+        sl = shard_slices(self.n_params, self.cfg.ps.shards)[index]
+        return flatten(self.make_net())[sl], {"optimizer": "adam", "lr": o.lr, "eps": o.eps,
+                                               "betas": (o.beta1, o.beta2)}
+
+    def make_shard(self, index: int) -> ParamShard:
+        values, options = self.shard_args(index)
+        return ParamShard(values, **options)
+
+    def shard_sizes(self) -> list[int]:
+        return [s.stop - s.start for s in shard_slices(self.n_params, self.cfg.ps.shards)]
+
+    def make_chief(self, round: int = 0) -> SyncChief:
+        return SyncChief(self.cfg.actors, self.cfg.sync.fraction, round=round)
+
+    # ---- workers ---------------------------------------------------------------------------
+    def make_worker(self, index: int) -> BatchedWorker:
+        cfg, w, seed = self.cfg, self.cfg.worker, self._seeds[index] % 2**31
+        cap = w.max_episode_frames if self.atari else None
+        return BatchedWorker(
+            lambda i: make_env(cfg.env, "train", seed=seed + i, max_episode_frames=cap), w.n_sim, self.make_net(),
+            t_max=w.t_max, batch_size=w.batch_size, gamma=cfg.rl.gamma, entropy_beta=cfg.rl.entropy_beta,
+            value_coef=cfg.rl.value_coef, grad_clip=cfg.rl.grad_clip, frame_skip=self.frame_skip, seed=seed)
+
+    def make_evaluator(self, episodes: int | None = None) -> Evaluator:
+        """Greedy episodes (the paper's evaluation scores take the most probable action)."""
+        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
+                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-2], policy="softmax")
+
+    def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
+        net = self.make_net()
+        unflatten_into(net, flat)
+        return net.state_dict()
+
+    # ---- checkpoints -----------------------------------------------------------------------
+    def checkpoint_meta(self) -> dict:
+        return {"architecture": "ba3c", "env": self.cfg.env, "ps_shards": self.cfg.ps.shards,
+                "shapes": param_shapes(self.make_net().state_dict())}
+
+    def save(self, run_dir: Path, shard_states: list, rounds: int, counters: dict[str, int],
+             returns: list[float]) -> Path:
+        return save_checkpoint(run_dir, rounds, {
+            "ps": shard_states, "counters": {k: int(v) for k, v in counters.items()},
+            "returns": [float(r) for r in returns]}, self.checkpoint_meta())
+
+    def restore(self, run_dir: Path, required: bool = True) -> dict | None:
+        return restore_shards(run_dir, "ba3c", self.checkpoint_meta()["shapes"], self.cfg.ps.shards, required)
+
+    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
+        return shards_policy_params(self, run_dir)
+
+
+def ba3c_counters(totals: dict[str, int], rounds: int) -> dict[str, float]:
+    """The monitor's counters: the workers' summed counts; rounds (global steps) are the updates."""
+    return {"actors/frames": totals.get("frames", 0), "actors/episodes": totals.get("episodes", 0),
+            "learner/pushes": totals.get("gradients", 0), "learner/data_points": totals.get("data_points", 0),
+            "learner/updates": rounds}
+
+
+def round_gauges(waits: list[float], dropped_late: int) -> dict[str, float]:
+    """Mean and max seconds a round stayed open (since the last row), and late gradients dropped so far."""
+    return {"round_wait_mean_s": float(np.mean(waits)) if waits else 0.0,
+            "round_wait_max_s": float(np.max(waits)) if waits else 0.0, "dropped_late": float(dropped_late)}

@@ -1,0 +1,228 @@
+"""Distributed BA3C on Ray: one actor per parameter-server shard, one per worker, and the chief.
+
+Sync mode: a worker pushes its gradient to the chief and its call returns when the round it
+pushed for is closed and applied to the shards (or at once when the gradient was late); then it
+pulls the new parameters from the shards. Async mode has no chief: each worker pushes to the
+shards and pulls the result in one round trip.
+
+Faults: Ray restarts every actor. A restarted shard loads its slice of the newest checkpoint (the
+driver writes one every `checkpoint_every` rounds); a restarted chief opens the round the shards
+are at; a restarted worker pulls and goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import ray
+import torch
+from ray.exceptions import GetTimeoutError, RayActorError
+
+from distrl import config as C
+from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
+from distrl.components.monitor import Monitor
+from distrl.components.param_server import ShardedParameterServer
+from distrl.components.sync_chief import SyncChief
+from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _add_report, _call, _Deltas, _numpy,
+                                _poll_eval, _retry, connect)
+
+
+class ChiefActor:
+    """The chief in its own process: an asyncio actor, so a push can wait for its round to close
+    while the other workers' pushes come in."""
+
+    def __init__(self, workers: int, fraction: float, shards: list, sizes: list[int]):
+        self.ps = ShardedParameterServer(shards, _call, ray.get, sizes=sizes)
+        self.workers, self.fraction = workers, fraction
+        self.chief: SyncChief | None = None  # opened at the shards' round by the first push
+        self._closed: dict[int, asyncio.Event] = {}  # round -> set once its mean is on the shards
+        self._applying: int | None = None
+        self._released = False
+        self._opening: asyncio.Future | None = None
+
+    async def _open(self) -> None:
+        versions = await asyncio.gather(*[shard.counters.remote() for shard in self.ps.shards])
+        self.chief = SyncChief(self.workers, self.fraction, round=min(v["version"] for v in versions))
+
+    async def push(self, grad: np.ndarray, round: int, worker: int) -> int:
+        """Returns the round now open, once the pushed-for round is applied (at once if late)."""
+        if self.chief is None:
+            self._opening = self._opening or asyncio.ensure_future(self._open())
+            await self._opening
+        mean = self.chief.push(grad, round, worker)
+        if mean is not None:
+            self._applying = round
+            await asyncio.gather(*self.ps.push(mean, [round] * len(self.ps.shards), wait=False))
+            self._applying = None
+            self._closed.pop(round, asyncio.Event()).set()
+        elif round in (self.chief.round, self._applying) and not self._released:
+            await self._closed.setdefault(round, asyncio.Event()).wait()
+        return self.chief.round
+
+    def release(self) -> None:
+        """The run is over: nothing waits for a round any more (the workers still out would otherwise
+        wait for pushes from workers that get no further calls)."""
+        self._released = True
+        for event in self._closed.values():
+            event.set()
+
+    def report(self) -> dict:
+        if self.chief is None:
+            return {"rounds": 0, "accepted": 0, "dropped_late": 0, "waits": []}
+        return {**self.chief.counters(), "waits": self.chief.drain_waits()}
+
+
+class BA3CWorkerActor:
+    """One worker in its own process; reports progress as deltas per call. `delay_s` makes each
+    gradient that much slower (tests of stragglers)."""
+
+    def __init__(self, cfg_dict: dict, index: int, shards: list, chief: Any, delay_s: float = 0.0):
+        cfg = C.from_dict(cfg_dict)
+        torch.set_num_threads(cfg.torch_threads or 1)
+        arch = BA3C(cfg)
+        self.index, self.chief, self.delay_s, self.sync = index, chief, delay_s, cfg.sync.mode == "sync"
+        self.ps = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
+        self.worker = arch.make_worker(index)
+        self.waits = 0
+        self._pull()
+        self._deltas = _Deltas(self.worker.counters())
+
+    def _waited(self) -> None:
+        self.waits += 1
+        time.sleep(0.2)
+
+    def _pull(self) -> None:
+        flat, self.versions = _retry(self.ps.pull, self._waited)
+        self.worker.load(flat)
+
+    def run(self, gradients: int) -> dict:
+        try:
+            for _ in range(gradients):
+                grad = self.worker.gradient()
+                if self.delay_s:
+                    time.sleep(self.delay_s)
+                if self.sync:
+                    ray.get(self.chief.push.remote(grad, int(self.versions.min()), self.index))
+                    self._pull()
+                else:
+                    flat, self.versions = self.ps.push_pull(grad, self.versions)
+                    self.worker.load(flat)
+        except RayActorError:
+            self._waited()  # the chief or a shard is restarting: pull again and go on next call
+            self._pull()
+        return {"counters": self._deltas(self.worker.counters()), "returns": self.worker.drain_returns()}
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def start_ba3c(arch: BA3C, run_dir: Path, delays: list[float] | None = None) -> tuple[list, Any, list]:
+    """(shards, chief or None, workers) as actors; `delays` gives each worker's delay_s."""
+    cfg, cfg_dict = arch.cfg, C.to_dict(arch.cfg)
+    shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **_RESTART)
+    shards = [shard_cls.remote(cfg_dict, i, str(Path(run_dir).resolve())) for i in range(cfg.ps.shards)]
+    chief = ray.remote(ChiefActor).options(num_cpus=1, max_concurrency=max(16, 2 * cfg.actors), **_RESTART).remote(
+        cfg.actors, cfg.sync.fraction, shards, arch.shard_sizes()) if cfg.sync.mode == "sync" else None
+    worker_cls = ray.remote(BA3CWorkerActor).options(num_cpus=1, **_RESTART)
+    workers = [worker_cls.remote(cfg_dict, i, shards, chief, (delays or [0.0] * cfg.actors)[i])
+               for i in range(cfg.actors)]
+    return shards, chief, workers
+
+
+def run_ba3c(arch: BA3C, run_dir: Path, monitor: Monitor, resume: bool = False,
+             hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    cfg = arch.cfg
+    started = connect(cfg.address, cfg.actors + cfg.ps.shards + 3)
+    try:
+        return _drive(arch, cfg, Path(run_dir), monitor, arch.restore(Path(run_dir), required=resume), hook)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data: dict | None,
+           hook: Callable[[dict], None] | None) -> dict[str, Any]:
+    shards, chief, workers = start_ba3c(arch, run_dir)
+    ps = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
+    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(C.to_dict(cfg)) \
+        if cfg.eval_every or cfg.eval_episodes else None
+    totals: dict[str, int] = {k: int(v) for k, v in (data["counters"] if data else {}).items()}
+    if data:
+        monitor.add_returns(list(data["returns"]))
+    faults = {"worker_restarts": 0}
+    chief_state = {"dropped_late": 0, "waits": []}
+    dropped_base = totals.pop("dropped_late", 0)
+    rounds = ps.updates()
+    state = {"workers": workers, "shards": shards, "chief": chief, "totals": totals, "faults": faults}
+
+    def poll_chief() -> None:
+        if chief is None:
+            return
+        try:
+            out = ray.get(chief.report.remote(), timeout=30)
+        except (RayActorError, GetTimeoutError):
+            return
+        chief_state["dropped_late"] = out["dropped_late"]  # a restarted chief counts from zero again
+        chief_state["waits"] += out["waits"]
+
+    def log() -> dict[str, float]:
+        poll_chief()
+        row = monitor.log(ba3c_counters(totals, rounds),
+                          {**round_gauges(chief_state["waits"], dropped_base + chief_state["dropped_late"]), **faults})
+        chief_state["waits"] = []
+        return row
+
+    def checkpoint() -> None:
+        counts = {**totals, "dropped_late": dropped_base + chief_state["dropped_late"]}
+        arch.save(run_dir, ps.state_dict(), rounds, counts, list(monitor.returns))
+
+    monitor.start(ba3c_counters(totals, rounds))
+    calls = cfg.ray.rounds_per_call
+    pending = {workers[i].run.remote(calls): i for i in range(cfg.actors)}
+    evaluations: list[dict] = []
+    eval_ref, next_eval = None, rounds + cfg.eval_every
+    next_checkpoint = rounds + cfg.checkpoint_every
+    last_log = time.perf_counter()
+    while totals.get("frames", 0) < cfg.max_frames:
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+        for ref in ready:
+            i = pending.pop(ref)
+            if _add_report(ref, totals, monitor) is None:
+                faults["worker_restarts"] += 1
+            pending[workers[i].run.remote(calls)] = i
+        eval_ref = _poll_eval(eval_ref, evaluations, monitor)
+        try:
+            rounds = ps.updates()
+            if rounds >= next_checkpoint:
+                checkpoint()
+                next_checkpoint = rounds + cfg.checkpoint_every
+            if cfg.eval_every and eval_ref is None and rounds >= next_eval:
+                eval_ref = evaluator.evaluate.remote(_numpy(arch.params(ps.pull()[0])), rounds)
+                next_eval = rounds + cfg.eval_every
+        except RayActorError:
+            pass  # a shard is restarting: try again at the next tick
+        if time.perf_counter() - last_log >= cfg.log_every_s:
+            last_log = time.perf_counter()
+            log()
+        if hook is not None:
+            hook(state)
+    if chief is not None:
+        _retry(lambda: ray.get(chief.release.remote()), lambda: time.sleep(0.2))
+    for ref in pending:
+        if _add_report(ref, totals, monitor) is None:
+            faults["worker_restarts"] += 1
+    flat, versions = ps.pull()
+    rounds = int(versions.min())
+    final = log()
+    checkpoint()
+    evaluation = ray.get(evaluator.evaluate.remote(_numpy(arch.params(flat)), rounds)) if cfg.eval_episodes else None
+    for handle in [*workers, *shards, *([chief] if chief else []), *([evaluator] if evaluator else [])]:
+        ray.kill(handle)
+    return {"frames": int(final["frames"]), "updates": rounds, "evaluation": evaluation,
+            "resumed_from": data["path"] if data else None, "evaluations": evaluations,
+            "faults": {**faults, "dropped_late": int(final["dropped_late"])}}

@@ -1,0 +1,90 @@
+"""Distributed BA3C on the ray runtime: rounds with a straggler (f = 0.5 goes at the fast worker's
+pace and drops the slow one's late gradients; f = 1.0 waits for both), sync and async runs, a
+killed worker, and the acceptance training."""
+
+import os
+import signal
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from distrl import config as C  # noqa: E402
+from distrl.architectures.ba3c import BA3C  # noqa: E402
+from distrl.training import train  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("local_ray")
+
+
+def cfg_for(tmp_path, frames=4000, **extra):
+    return C.build_config("ba3c", "CartPole-v1", overrides={
+        "runtime": "ray", "actors": 2, "max_frames": frames, "seed": 1, "eval_episodes": 2, "log_every_s": 0.3,
+        "checkpoint_every": 20, "eval_every": 0, "run_dir": str(tmp_path / "run"), **extra})
+
+
+def straggler(tmp_path, fraction, slow_gradients=3, delay_s=1.0):
+    """Worker 1 takes delay_s longer per gradient; worker 0 computes one gradient per call until the
+    slow worker's `slow_gradients` are done. Returns (chief report, fast worker's gradients)."""
+    from distrl.runtime.ray_ba3c import start_ba3c
+    arch = BA3C(cfg_for(tmp_path, **{"sync.fraction": fraction, "ps.shards": 1}))
+    shards, chief, workers = start_ba3c(arch, tmp_path / "run", delays=[0.0, delay_s])
+    try:
+        slow = workers[1].run.remote(slow_gradients)
+        fast, fast_gradients = workers[0].run.remote(1), 0
+        while not ray.wait([slow], timeout=0)[0]:
+            if ray.wait([fast], timeout=0.05)[0]:
+                fast_gradients += ray.get(fast)["counters"]["gradients"]
+                fast = workers[0].run.remote(1)
+        ray.get(chief.release.remote())  # with f = 1.0 the fast worker's last push waits for a peer
+        fast_gradients += ray.get(fast)["counters"]["gradients"]
+        return ray.get(chief.report.remote()), fast_gradients
+    finally:
+        for handle in [*workers, *shards, chief]:
+            ray.kill(handle)
+
+
+def test_half_fraction_goes_at_the_fast_workers_pace_and_drops_late_gradients(tmp_path):
+    report, fast = straggler(tmp_path, fraction=0.5)
+    # each fast gradient closes a round alone; the slow one's were computed on rounds long closed
+    assert report["rounds"] >= 10 and report["rounds"] >= fast - 1
+    assert report["dropped_late"] >= 1
+    assert report["accepted"] + report["dropped_late"] == fast + 3
+
+
+def test_full_fraction_waits_for_both_workers_every_round(tmp_path):
+    report, fast = straggler(tmp_path, fraction=1.0)
+    # 3 rounds, each closed by the slow worker's push; the fast worker's 4th push found no peer
+    assert report["rounds"] == 3 and report["dropped_late"] == 0
+    assert fast == 4 and report["accepted"] == 7
+    assert min(report["waits"]) >= 0.9  # every round stayed open for the slow worker's delay
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_ray_run_counts_rounds_and_data_points(tmp_path, mode):
+    summary = train(cfg_for(tmp_path, 4000, **{"sync.mode": mode}), live=False)
+    assert summary["runtime"] == "ray" and summary["frames"] >= 4000 and summary["eval_episodes"] == 2
+    assert summary["updates"] >= 4000 // 200 and summary["faults"]["worker_restarts"] == 0
+    assert summary["rates"]["data_points_per_s"] > 0 and list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
+    if mode == "async":
+        assert summary["faults"]["dropped_late"] == 0
+
+
+def test_killed_worker_is_restarted_and_rounds_go_on(tmp_path, train_with_hook):
+    seen = {}
+
+    def hook(state):
+        if not seen and state["totals"].get("frames", 0) > 1500:
+            os.kill(ray.get(state["workers"][0].pid.remote()), signal.SIGKILL)
+            seen["at"] = state["totals"]["frames"]
+
+    from distrl.runtime import ray_ba3c
+    summary = train_with_hook(ray_ba3c, "run_ba3c", cfg_for(tmp_path, 6000), hook)
+    assert seen and summary["faults"]["worker_restarts"] >= 1 and summary["frames"] >= 6000
+
+
+@pytest.mark.slow
+@pytest.mark.nondeterministic
+def test_ba3c_ray_learns_cartpole(tmp_path):
+    cfg = C.build_config("ba3c", "CartPole-v1", overrides={"runtime": "ray", "actors": 2, "seed": 1,
+                                                          "run_dir": str(tmp_path / "run")})
+    assert train(cfg, live=False)["eval_return_mean"] >= 400
