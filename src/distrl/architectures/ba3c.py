@@ -66,7 +66,8 @@ class BA3C:
         return BatchedWorker(
             lambda i: make_env(cfg.env, "train", seed=seed + i, max_episode_frames=cap), w.n_sim, self.make_net(),
             t_max=w.t_max, batch_size=w.batch_size, gamma=cfg.rl.gamma, entropy_beta=cfg.rl.entropy_beta,
-            value_coef=cfg.rl.value_coef, grad_clip=cfg.rl.grad_clip, frame_skip=self.frame_skip, seed=seed)
+            value_coef=cfg.rl.value_coef, grad_clip=cfg.rl.grad_clip, reward_scale=cfg.rl.reward_scale,
+            frame_skip=self.frame_skip, seed=seed)
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         """Greedy episodes (the paper's evaluation scores take the most probable action)."""

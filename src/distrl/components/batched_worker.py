@@ -21,11 +21,11 @@ from distrl.components.param_server import flat_grad, unflatten_into
 class BatchedWorker:
     def __init__(self, make_env: Callable[[int], Any], n_sim: int, net: nn.Module, *, t_max: int = 5,
                  batch_size: int = 32, gamma: float = 0.99, entropy_beta: float = 0.01, value_coef: float = 0.5,
-                 grad_clip: float = 40.0, frame_skip: int = 1, seed: int = 0):
+                 grad_clip: float = 40.0, reward_scale: float = 1.0, frame_skip: int = 1, seed: int = 0):
         self.envs = [make_env(i) for i in range(n_sim)]
         self.net, self.t_max, self.batch_size, self.gamma = net, t_max, batch_size, gamma
         self.entropy_beta, self.value_coef, self.grad_clip = entropy_beta, value_coef, grad_clip
-        self.frame_skip = frame_skip
+        self.reward_scale, self.frame_skip = reward_scale, frame_skip
         self.obs = [env.reset(seed=seed + i)[0] for i, env in enumerate(self.envs)]
         torch.manual_seed(seed)  # action sampling
         self._states: list[np.ndarray] = []
@@ -58,7 +58,7 @@ class BatchedWorker:
             actions[t] = torch.distributions.Categorical(logits=logits).sample().numpy()
             for i, env in enumerate(self.envs):
                 next_obs, reward, terminated, truncated, info = env.step(int(actions[t, i]))
-                rewards[t, i] = reward
+                rewards[t, i] = reward * self.reward_scale
                 dones[t, i] = float(terminated or info.get("life_loss", False))
                 if truncated and not dones[t, i]:
                     cut.append((t, i, next_obs))

@@ -82,6 +82,17 @@ def is_atari(env_id: str) -> bool:
     return env_id.startswith("ALE/") or bool(re.fullmatch(r"[A-Za-z]+NoFrameskip-v4", env_id))
 
 
+def continuous_actions(env_id: str) -> bool:
+    """True when the env's actions are a Box (continuous control); builds the env once to see."""
+    if is_atari(env_id) or _is_minatar(env_id):
+        return False
+    env = _make_other(env_id)
+    try:
+        return isinstance(env.action_space, gymnasium.spaces.Box)
+    finally:
+        env.close()
+
+
 class _LifeLossInfo(gymnasium.Wrapper):
     """Adds ``info["life_loss"]`` so a learner can bootstrap as if terminal while the game goes on.
 
