@@ -114,6 +114,40 @@ def test_resume_and_eval(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_a3c_inline_learns_cartpole(tmp_path):
-    cfg = C.build_config("a3c", "CartPole-v1", overrides={"seed": 1, "max_frames": 400_000,
-                                                          "run_dir": str(tmp_path / "run")})
+    """The a3c-cartpole preset, 200k frames (seed 1: 499 measured, about 90 s)."""
+    cfg = C.build_config("a3c", "CartPole-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run")})
+    assert cfg.max_frames == 200_000
     assert train(cfg, live=False)["eval_return_mean"] >= 400
+
+
+@pytest.mark.slow
+def test_a3c_gaussian_policy_learns_pendulum(tmp_path):
+    """The a3c-pendulum preset, 300k frames: a random policy scores about -1400 (seed 1: -439 measured)."""
+    cfg = C.build_config("a3c", "Pendulum-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run")})
+    assert train(cfg, live=False)["eval_return_mean"] >= -600
+
+
+def test_rewards_are_scaled_for_learning_only(tmp_path):
+    """reward_scale 0.1 on CartPole: the rollout's n-step returns are a tenth of the raw ones, the
+    reported episode return is raw."""
+    arch = A3C(small_cfg(tmp_path, **{"rl.reward_scale": 0.1, "rl.gamma": 0.5}))
+    w = arch.make_worker(0, ShardedParameterServer([arch.make_shard(0)]))
+    seen = {}
+    original = w._loss
+
+    def spy(obs, actions, rewards, *rest):
+        seen.setdefault("rewards", list(rewards))
+        return original(obs, actions, rewards, *rest)
+
+    w._loss = spy
+    w.run(200, 0)
+    assert seen["rewards"][0] == pytest.approx(0.1)
+    assert all(r >= 8 for r in w.drain_returns())  # raw CartPole returns (>= 8 steps of reward 1)
+
+
+def test_default_preset_follows_the_algorithm_and_the_action_space():
+    assert C.build_config("a3c", "CartPole-v1").preset == "a3c-cartpole"
+    assert C.build_config("a3c", "CartPole-v1", overrides={"algo": "sarsa"}).preset == "sarsa-cartpole"
+    assert C.build_config("a3c", "CartPole-v1", overrides={"algo": "nstep_q"}).preset == "nstep-q-cartpole"
+    assert C.build_config("a3c", "Pendulum-v1").preset == "a3c-pendulum"
+    assert C.build_config("a3c", "ALE/Pong-v5", overrides={"algo": "nstep_q"}).preset == "a3c-atari"

@@ -167,3 +167,20 @@ def test_gaussian_net_and_factory():
     disc = make_policy_value_net((4,), gym.spaces.Discrete(3), hidden=(8,), lstm=True)
     assert isinstance(disc, PolicyValueNet) and disc.lstm is not None
     assert disc(torch.zeros(1, 4))[0].shape == (1, 3)
+
+
+def test_gaussian_mean_is_squashed_into_the_action_bounds_and_value_has_its_own_torso():
+    net = make_policy_value_net((3,), gym.spaces.Box(np.array([-2.0, 0.0], np.float32), np.array([2.0, 1.0], np.float32)), hidden=(8,))
+    with torch.no_grad():
+        net.mean.bias.copy_(torch.tensor([100.0, -100.0]))  # far past the bounds before the squash
+        net.mean.weight.zero_()
+    mean, _, value = net(torch.randn(4, 3))
+    torch.testing.assert_close(mean, torch.tensor([[2.0, 0.0]] * 4))  # center + half_range * tanh(+-100)
+    with torch.no_grad():
+        net.mean.bias.zero_()
+    torch.testing.assert_close(net(torch.randn(4, 3))[0], torch.tensor([[0.0, 0.5]] * 4))  # the centers
+    # no policy parameter moves V(s): the value has its own torso
+    value.sum().backward()
+    assert all(p.grad is None for n, p in net.named_parameters() if not n.startswith("value"))
+    unbounded = make_policy_value_net((3,), gym.spaces.Box(-np.inf, np.inf, (1,)), hidden=(8,))
+    assert not unbounded.bounded

@@ -193,4 +193,4 @@ def test_inline_run_resumes_rounds_and_counts(tmp_path, mode):
 def test_ba3c_inline_learns_cartpole(tmp_path):
     cfg = C.build_config("ba3c", "CartPole-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run")})
     result = train(cfg, live=False)
-    assert result["evaluation"]["mean"] >= 400, result["evaluation"]
+    assert result["eval_return_mean"] >= 400, result
