@@ -12,7 +12,7 @@ import torch
 from distrl import config as C
 from distrl.architectures.ba3c import BA3C
 from distrl.components.batched_worker import BatchedWorker
-from distrl.components.param_server import ParamShard, ShardedParameterServer, local_shards
+from distrl.components.param_server import ShardedParameterServer, local_shards
 from distrl.components.sync_chief import SyncChief, workers_needed
 from distrl.errors import ConfigError
 from distrl.nets import PolicyValueNet
