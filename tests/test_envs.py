@@ -201,14 +201,23 @@ def test_bad_arguments_are_config_errors(kwargs):
     assert "\n" not in str(exc.value)
 
 
-def test_missing_dependency_is_config_error():
-    try:
-        import mujoco  # noqa: F401
-    except ImportError:
-        with pytest.raises(ConfigError, match="pip install"):
-            make_env("HalfCheetah-v5")
-    else:
-        pytest.skip("mujoco is installed")
+def test_missing_dependency_is_config_error(monkeypatch):
+    """Gymnasium's DependencyNotInstalled (its message names the pip command) becomes one ConfigError line."""
+
+    def missing(env_id, **kwargs):
+        raise gymnasium.error.DependencyNotInstalled('MuJoCo is not installed, run `pip install "gymnasium[mujoco]"`')
+
+    monkeypatch.setattr(gymnasium, "make", missing)
+    with pytest.raises(ConfigError, match="needs a package that is not installed.*pip install") as exc:
+        make_env("HalfCheetah-v5")
+    assert "\n" not in str(exc.value)
+
+
+def test_mujoco_task_makes_float_observations_and_box_actions():
+    env = make_env("HalfCheetah-v5", seed=0)
+    obs, _ = env.reset()
+    assert obs.shape == (17,) and obs.dtype == np.float32 and env.action_space.shape == (6,)
+    env.close()
 
 
 def test_is_atari():

@@ -129,3 +129,23 @@ def test_killed_learner_resumes_from_its_checkpoint(tmp_path, train_with_hook):
     assert seen["after_restart"] >= seen["checkpoint"]
     assert summary["updates"] > seen["checkpoint"]
     assert summary["frames"] >= 9000
+
+
+def test_apex_dpg_runs_on_the_same_driver(tmp_path):
+    """Ape-X DPG through run_apex: prioritized-eviction shards, the actor-critic pair published."""
+    cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={
+        "runtime": "ray", "actors": 2, "max_frames": 1500, "seed": 1, "replay.min_size": 200,
+        "eval_episodes": 1, "log_every_s": 0.3, "learner.batch_size": 32, "net.actor_hidden": (16, 16),
+        "net.critic_hidden": (16, 16), "run_dir": str(tmp_path / "run")})
+    summary = train(cfg, live=False)
+    assert summary["architecture"] == "apex-dpg" and summary["frames"] >= 1500 and summary["updates"] > 0
+    assert summary["eval_episodes"] == 1 and -2000 < summary["eval_return_mean"] < 0
+
+
+@pytest.mark.slow
+@pytest.mark.nondeterministic
+def test_apex_dpg_ray_learns_pendulum(tmp_path):
+    cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={"runtime": "ray", "actors": 2, "seed": 1,
+                                                              "run_dir": str(tmp_path / "run")})
+    assert cfg.max_frames == 60_000
+    assert train(cfg, live=False)["eval_return_mean"] >= -300

@@ -226,6 +226,59 @@ class A3CConfig(RunConfig):
     ray: A3CRayConfig = field(default_factory=A3CRayConfig)
 
 
+# ---------------------------------------------------------------- Ape-X DPG (Horgan et al. 2018, appendix D)
+
+@dataclass
+class DPGActorConfig:
+    envs_per_actor: int = 1
+    sigma: float = 0.3               # Gaussian exploration noise on each action (action units), clipped to bounds
+    flush_size: int = 50             # transitions per batch sent to replay
+    pull_every: int = 400            # frames between parameter pulls
+    max_episode_frames: int = 50_000
+
+
+@dataclass
+class DPGReplayConfig:
+    capacity: int = 1_000_000        # kept by prioritized eviction (alpha_evict), not FIFO
+    alpha: float = 0.6
+    beta: float = 0.4
+    alpha_evict: float = -0.4        # eviction samples items with probability ~ p^alpha_evict (low priority first)
+    min_size: int = 50_000
+    trim_every: int = 100            # learner steps between evictions down to capacity
+    compress: bool = False           # kept for the Ape-X runtimes (vector observations are not compressed)
+    shards: int = 1
+
+
+@dataclass
+class DPGLearnerConfig:
+    batch_size: int = 256
+    n_step: int = 3                  # "otherwise as per DQN": Ape-X DQN's n
+    gamma: float = 0.99
+    lr: float = 1e-4                 # Adam, actor and critic
+    actor_grad_clip: float = 1.0     # element-wise, on the actor's gradient
+    target_update: int = 100         # batches between target-network copies
+    prefetch: int = 16
+
+
+@dataclass
+class DPGNetConfig:
+    actor_hidden: tuple[int, ...] = (300, 200)
+    critic_hidden: tuple[int, ...] = (400, 300)
+
+
+@dataclass
+class ApexDPGConfig(RunConfig):
+    architecture: str = "apex-dpg"
+    env: str = "HalfCheetah-v5"
+    eval_epsilon: float = 0.0        # the noiseless deterministic policy
+    actor: DPGActorConfig = field(default_factory=DPGActorConfig)
+    replay: DPGReplayConfig = field(default_factory=DPGReplayConfig)
+    learner: DPGLearnerConfig = field(default_factory=DPGLearnerConfig)
+    net: DPGNetConfig = field(default_factory=DPGNetConfig)
+    inline: InlineConfig = field(default_factory=InlineConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
+
+
 # ---------------------------------------------------------------- distributed BA3C (Adamski et al. 2018)
 
 @dataclass
@@ -289,7 +342,8 @@ class BA3CConfig(RunConfig):
     ray: BA3CRayConfig = field(default_factory=BA3CRayConfig)
 
 
-ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig, "a3c": A3CConfig, "ba3c": BA3CConfig}
+ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig, "a3c": A3CConfig, "ba3c": BA3CConfig,
+                                  "apex-dpg": ApexDPGConfig}
 
 # name -> (architecture, source, overrides). Defaults of the dataclasses are the paper's values.
 PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
@@ -342,6 +396,16 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "optim.lr": 1e-3, "net.hidden": (128,), "rl.entropy_beta": 0.01, "rl.gamma": 0.9,
         "rl.reward_scale": 0.125, "eval_episodes": 10,
     }),
+    "apex-dpg-mujoco": ("apex-dpg", "Horgan et al. 2018, appendix D (the defaults): 64 actors on a cluster, batch 256, "
+                        "Adam 1e-4, targets every 100 batches, sigma 0.3, prioritized eviction", {"actors": 64}),
+    "apex-dpg-pendulum": ("apex-dpg", "distrl: Ape-X DPG values for Pendulum-v1 with 2 actors", {
+        "actors": 2, "max_frames": 60_000, "log_every_s": 2.0, "checkpoint_every": 2000, "eval_episodes": 10,
+        "actor.pull_every": 50, "actor.flush_size": 25,
+        "replay.capacity": 100_000, "replay.min_size": 1_000,
+        "learner.lr": 1e-3, "learner.batch_size": 128,
+        "inline.actor_steps": 4, "inline.updates_per_round": 4,
+        "ray.samples_per_insert": 32.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+    }),
     "ba3c-atari": ("ba3c", "Adamski et al. 2018, table 1 (the defaults): 64 workers, n_sim 10, bs 32, 4 parameter "
                    "servers, Adam lr 1e-3 eps 1e-8 betas 0.8/0.75, sync with 90% of the workers, 128-unit layer", {}),
     "ba3c-cartpole": ("ba3c", "distrl: BA3C values for CartPole-v1 with 2 workers (rewards / 10 and lr 2e-3: "
@@ -356,6 +420,8 @@ def default_preset(architecture: str, env_id: str, algo: str = "") -> str:
     """The preset a run gets when none is named: the paper's values on Atari, small ones elsewhere
     (A3C family: a3c-pendulum for continuous actions, and each Q method's own CartPole preset)."""
     from distrl.envs import continuous_actions, is_atari
+    if architecture == "apex-dpg":
+        return "apex-dpg-pendulum" if env_id.startswith("Pendulum") else "apex-dpg-mujoco"
     if is_atari(env_id):
         return f"{architecture}-atari"
     if architecture == "a3c" and continuous_actions(env_id):
@@ -471,10 +537,12 @@ def validate(cfg: RunConfig) -> None:
     _check(0 <= c.eval_epsilon <= 1, "eval_epsilon", c.eval_epsilon, "numbers in [0, 1]")
     _check(c.eval_every >= 0, "eval_every", c.eval_every, "whole numbers >= 0 (0: only at the end)")
     _check(c.torch_threads >= 0, "torch_threads", c.torch_threads, "whole numbers >= 0 (0: automatic)")
-    _check(len(c.net.hidden) >= 1 and min(c.net.hidden) >= 1, "net.hidden", c.net.hidden,
-           "comma-separated layer sizes >= 1, e.g. 128,128")
+    for name in ("hidden", "actor_hidden", "critic_hidden"):
+        sizes = getattr(c.net, name, (1,))
+        _check(len(sizes) >= 1 and min(sizes) >= 1, f"net.{name}", sizes,
+               "comma-separated layer sizes >= 1, e.g. 128,128")
     {"apex": _validate_apex, "gorila": _validate_gorila, "a3c": _validate_a3c,
-     "ba3c": _validate_ba3c}[c.architecture](c)
+     "ba3c": _validate_ba3c, "apex-dpg": _validate_apex_dpg}[c.architecture](c)
 
 
 def _validate_dqn_learner(le: Any) -> None:
@@ -618,3 +686,29 @@ def _validate_ba3c(c: BA3CConfig) -> None:
     _check(0 < c.sync.fraction <= 1, "sync.fraction", c.sync.fraction, "numbers in (0, 1]")
     _check(c.ps.shards >= 1, "ps.shards", c.ps.shards, "whole numbers >= 1")
     _check(c.ray.rounds_per_call >= 1, "ray.rounds_per_call", c.ray.rounds_per_call, "whole numbers >= 1")
+
+
+def _validate_apex_dpg(c: ApexDPGConfig) -> None:
+    a = c.actor
+    _check(a.envs_per_actor >= 1, "actor.envs_per_actor", a.envs_per_actor, "whole numbers >= 1")
+    _check(a.sigma >= 0, "actor.sigma", a.sigma, "numbers >= 0")
+    _check(a.flush_size >= 1, "actor.flush_size", a.flush_size, "whole numbers >= 1")
+    _check(a.pull_every >= 1, "actor.pull_every", a.pull_every, "whole numbers >= 1")
+    r = c.replay
+    _check(r.capacity >= 1, "replay.capacity", r.capacity, "whole numbers >= 1")
+    _check(r.alpha >= 0, "replay.alpha", r.alpha, "numbers >= 0")
+    _check(0 <= r.beta <= 1, "replay.beta", r.beta, "numbers in [0, 1]")
+    _check(r.alpha_evict <= 0, "replay.alpha_evict", r.alpha_evict, "numbers <= 0 (low priorities leave first)")
+    _check(r.min_size >= 1, "replay.min_size", r.min_size, "whole numbers >= 1")
+    _check(r.trim_every >= 1, "replay.trim_every", r.trim_every, "whole numbers >= 1")
+    _check(r.shards >= 1, "replay.shards", r.shards, "whole numbers >= 1")
+    le = c.learner
+    _check(le.batch_size >= 1, "learner.batch_size", le.batch_size, "whole numbers >= 1")
+    _check(le.n_step >= 1, "learner.n_step", le.n_step, "whole numbers >= 1")
+    _check(0 <= le.gamma <= 1, "learner.gamma", le.gamma, "numbers in [0, 1]")
+    _check(le.lr > 0, "learner.lr", le.lr, "numbers > 0")
+    _check(le.actor_grad_clip > 0, "learner.actor_grad_clip", le.actor_grad_clip, "numbers > 0")
+    _check(le.target_update >= 1, "learner.target_update", le.target_update, "whole numbers >= 1")
+    _check(c.ray.steps_per_call >= 1, "ray.steps_per_call", c.ray.steps_per_call, "whole numbers >= 1")
+    _check(len(c.net.critic_hidden) == 2, "net.critic_hidden", c.net.critic_hidden,
+           "two layer sizes (the action joins at the second), e.g. 400,300")

@@ -71,7 +71,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         (run_dir / "config.json").write_text(C.dumps(cfg))
     monitor = Monitor(run_dir, live=live)
     try:
-        result = getattr(runtime, f"run_{cfg.architecture}")(arch, run_dir, monitor, resume=resume)
+        result = getattr(runtime, f"run_{cfg.architecture.replace('-', '_')}")(arch, run_dir, monitor, resume=resume)
     finally:
         monitor.close()
     evaluation = result["evaluation"] or {}

@@ -9,6 +9,7 @@ def make_architecture(cfg: Any) -> Any:
     """The wiring for cfg.architecture; it probes the env, so a bad env id fails here."""
     from distrl.architectures.a3c import A3C
     from distrl.architectures.apex import Apex
+    from distrl.architectures.apex_dpg import ApexDPG
     from distrl.architectures.ba3c import BA3C
     from distrl.architectures.gorila import Gorila
-    return {"apex": Apex, "gorila": Gorila, "a3c": A3C, "ba3c": BA3C}[cfg.architecture](cfg)
+    return {"apex": Apex, "gorila": Gorila, "a3c": A3C, "ba3c": BA3C, "apex-dpg": ApexDPG}[cfg.architecture](cfg)

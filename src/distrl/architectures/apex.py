@@ -21,6 +21,8 @@ from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
 
 
 class Apex:
+    architecture = "apex"
+
     def __init__(self, cfg: ApexConfig):
         self.cfg = cfg
         self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "apex")
@@ -38,7 +40,11 @@ class Apex:
         r = self.cfg.replay
         compress = ("obs", "next_obs") if r.compress and len(self.obs_shape) == 3 else ()
         return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
-                           remover=FifoRemover(), seed=self._seeds[-2], compress=compress)
+                           remover=self.replay_remover(), seed=self._seeds[-2], compress=compress)
+
+    def replay_remover(self) -> FifoRemover:
+        """Ape-X DQN trims the oldest data first."""
+        return FifoRemover()
 
     def make_learner(self, device: str = "cpu") -> DQNLearner:
         return DQNLearner(self.make_net(), self.cfg.learner, device=device)
@@ -75,7 +81,8 @@ class Apex:
         return metrics
 
     def checkpoint_meta(self, learner: DQNLearner) -> dict:
-        return {"architecture": "apex", "env": self.cfg.env, "shapes": param_shapes(learner.online.state_dict())}
+        return {"architecture": self.architecture, "env": self.cfg.env,
+                "shapes": param_shapes(learner.online.state_dict())}
 
     def save(self, run_dir: Path, learner: DQNLearner, counters: dict[str, int], returns: list[float]) -> Path:
         """Learner state (online, target, optimizer, counters), torch RNG, and the run's progress."""
@@ -89,7 +96,7 @@ class Apex:
         if not required and not list_checkpoints(run_dir):
             return None
         path = latest_checkpoint(run_dir)
-        data = load_checkpoint(path, "apex", self.checkpoint_meta(learner)["shapes"])
+        data = load_checkpoint(path, self.architecture, self.checkpoint_meta(learner)["shapes"])
         learner.load_state_dict(data["learner"])
         torch.set_rng_state(data["torch_rng"])
         return {**data, "path": str(path)}

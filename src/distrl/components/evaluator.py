@@ -14,7 +14,8 @@ class Evaluator:
     """Greedy policy with a small epsilon (0.001 by default) on the eval env (no-op starts on Atari).
 
     `policy` picks the action from the net's output: argmax of Q-values (the default), argmax of a
-    softmax policy's logits, or a Gaussian policy's mean; an LSTM's state is reset every episode."""
+    softmax policy's logits, a Gaussian policy's mean, or (deterministic) the output of the net's
+    "actor" (DPG's actor-critic pair); an LSTM's state is reset every episode."""
 
     def __init__(self, env_id: str, net: nn.Module, *, episodes: int = 20, epsilon: float = 0.001,
                  seed: int = 0, max_episode_frames: int | None = None, policy: str = "q"):
@@ -29,6 +30,8 @@ class Evaluator:
     @torch.no_grad()
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         """A batch of actions for a batch of observations (the `act` that `evaluate` calls)."""
+        if self.policy == "deterministic":
+            return self.net["actor"](torch.as_tensor(obs)).numpy()
         out = self.net(torch.as_tensor(obs)) if self.policy != "softmax" else self.net(torch.as_tensor(obs),
                                                                                         self._state)
         if self.policy == "q":

@@ -266,3 +266,6 @@ def run_ba3c(arch: BA3C, run_dir: Path, monitor: Monitor, resume: bool = False) 
     evaluation = arch.make_evaluator().evaluate(arch.params(ps.pull()[0])) if cfg.eval_episodes else None
     return {"frames": int(final["frames"]), "updates": ps.updates(), "evaluation": evaluation,
             "resumed_from": data["path"] if data else None, "dropped_late": chief.dropped_late}
+
+
+run_apex_dpg = run_apex  # the same loop: only the parts differ (architectures/apex_dpg.py)

@@ -36,7 +36,7 @@ from distrl.components.monitor import Monitor
 from distrl.components.param_server import ParamShard
 from distrl.components.prefetcher import Prefetcher
 from distrl.errors import ConfigError
-from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
+from distrl.replay import PrioritizedSampler, ReplayTable
 from distrl.replay.sharded import ShardedReplay
 
 _RESTART = {"max_restarts": -1, "max_task_retries": 0}
@@ -165,7 +165,7 @@ class ActorWorker:
     def __init__(self, cfg_dict: dict, index: int, shards: list, learner: Any):
         cfg = C.from_dict(cfg_dict)
         torch.set_num_threads(1)
-        self.arch = Apex(cfg)
+        self.arch = make_architecture(cfg)  # Ape-X or Ape-X DPG
         sink = _BoundedSink(_sharded(cfg, shards), cfg.ray.max_inflight_adds)
         self.actor = self.arch.make_actor(index, sink=sink, source=_LearnerParams(learner))
         self._deltas = _Deltas(self.actor.counters())
@@ -184,7 +184,7 @@ class LearnerWorker:
 
     def __init__(self, cfg_dict: dict, shards: list, run_dir: str, device: str):
         self.cfg = cfg = C.from_dict(cfg_dict)
-        self.arch = Apex(cfg)
+        self.arch = make_architecture(cfg)  # Ape-X or Ape-X DPG
         if len(self.arch.obs_shape) == 3 and not cfg.torch_threads:
             torch.set_num_threads(os.cpu_count() or 1)  # Ray sets 1 thread per 1-CPU worker; a CNN learner wants more
         self.run_dir = Path(run_dir)
@@ -202,7 +202,7 @@ class LearnerWorker:
         self._publish()
 
     def _publish(self) -> None:
-        params = {k: v.detach().cpu().numpy() for k, v in self.learner.online.state_dict().items()}
+        params = {k: v.numpy() for k, v in self.learner.pull()[0].items()}
         self._params = ([ray.put(params)], self.learner.updates)  # a list keeps Ray from resolving the ref
 
     def params(self) -> tuple[list, int]:
@@ -342,7 +342,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     compress = ("obs", "next_obs") if r.compress and len(arch.obs_shape) == 3 else ()
     per_shard = -(-r.capacity // r.shards)
     shard_cls = ray.remote(ReplayTable).options(num_cpus=1, **_RESTART)
-    shards = [shard_cls.remote(per_shard, PrioritizedSampler(r.alpha, r.beta), FifoRemover(), cfg.seed + i,
+    shards = [shard_cls.remote(per_shard, PrioritizedSampler(r.alpha, r.beta), arch.replay_remover(), cfg.seed + i,
                                compress) for i in range(r.shards)]
     gpus, device = _learner_resources(cfg)
     learner = ray.remote(LearnerWorker).options(num_cpus=1, num_gpus=gpus, max_concurrency=4, **_RESTART) \
@@ -468,3 +468,6 @@ def run_ba3c(*args: Any, **kwargs: Any) -> dict[str, Any]:
     """BA3C's driver lives in ray_ba3c.py (imported here lazily: it builds on this module)."""
     from distrl.runtime.ray_ba3c import run_ba3c as run
     return run(*args, **kwargs)
+
+
+run_apex_dpg = run_apex  # the same driver: only the parts differ (architectures/apex_dpg.py)

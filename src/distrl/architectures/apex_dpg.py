@@ -1,0 +1,91 @@
+"""Ape-X DPG (Horgan et al. 2018, appendix D) as a wiring: Ape-X's shape (N actors, one central
+prioritized replay, one prefetching learner that is the actors' parameter source) with a
+deterministic actor and a critic. Actors add Gaussian noise (sigma 0.3) and compute the initial
+priorities with the critic; the replay keeps its capacity by prioritized eviction (alpha_evict
+-0.4), not FIFO. The Ape-X runtimes run it unchanged: only the parts differ.
+
+This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from torch import nn
+
+from distrl.architectures.apex import Apex
+from distrl.architectures.common import set_torch_threads, spawn_seeds
+from distrl.checkpoint import param_shapes
+from distrl.components.dpg_actor import NoisyActor
+from distrl.components.dpg_learner import DPGLearner
+from distrl.components.evaluator import Evaluator
+from distrl.config import ApexDPGConfig
+from distrl.envs import is_atari, make_env
+from distrl.errors import ConfigError
+from distrl.nets.dpg import DPGActor, DPGCritic, dpg_pair
+from distrl.replay import PrioritizedRemover, PrioritizedSampler, ReplayTable
+
+
+class ApexDPG(Apex):
+    architecture = "apex-dpg"
+
+    def __init__(self, cfg: ApexDPGConfig):
+        self.cfg = cfg
+        probe = make_env(cfg.env, "eval")
+        try:
+            space, obs_space = probe.action_space, probe.observation_space
+        finally:
+            probe.close()
+        if is_atari(cfg.env) or not isinstance(space, spaces.Box):
+            raise ConfigError(f"apex-dpg needs a continuous (Box) action space, but {cfg.env} has "
+                              f"{type(space).__name__}: use e.g. Pendulum-v1 or HalfCheetah-v5, or `distrl "
+                              "train apex` for discrete actions")
+        self.obs_shape = tuple(obs_space.shape)
+        self.obs_dim = int(np.prod(self.obs_shape))
+        self.action_dim = int(np.prod(space.shape))
+        self.low, self.high = space.low.reshape(-1), space.high.reshape(-1)
+        self.atari, self.frame_skip = False, 1
+        set_torch_threads(cfg.torch_threads, self.obs_shape)
+        self._seeds = spawn_seeds(cfg.seed, cfg.actors + 3)
+
+    def _actor_critic(self) -> tuple[nn.Module, nn.Module]:
+        torch.manual_seed(self._seeds[-1])
+        n = self.cfg.net
+        return (DPGActor(self.obs_dim, self.action_dim, self.low, self.high, n.actor_hidden),
+                DPGCritic(self.obs_dim, self.action_dim, n.critic_hidden))
+
+    def make_net(self) -> nn.ModuleDict:
+        """Actor and critic as one module: what the learner publishes and actors and evaluators load."""
+        return dpg_pair(*self._actor_critic())
+
+    def replay_remover(self) -> PrioritizedRemover:
+        return PrioritizedRemover(alpha_evict=self.cfg.replay.alpha_evict)
+
+    def make_replay(self) -> ReplayTable:
+        r = self.cfg.replay
+        return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
+                           remover=self.replay_remover(), seed=self._seeds[-2])
+
+    def make_learner(self, device: str = "cpu") -> DPGLearner:
+        le = self.cfg.learner
+        return DPGLearner(*self._actor_critic(), lr=le.lr, target_update=le.target_update,
+                          actor_grad_clip=le.actor_grad_clip, device=device)
+
+    def make_actor(self, index: int, sink, source) -> NoisyActor:
+        cfg, seed = self.cfg, self._seeds[index]
+
+        def env_fn(j: int):
+            return make_env(cfg.env, "train", seed=seed * 1000 + j)
+
+        return NoisyActor(env_fn, *self._actor_critic(), cfg.actor.envs_per_actor, sink=sink, source=source,
+                          n_step=cfg.learner.n_step, gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
+                          pull_every=cfg.actor.pull_every, sigma=cfg.actor.sigma, seed=seed + 1)
+
+    def make_evaluator(self, episodes: int | None = None) -> Evaluator:
+        """The noiseless deterministic policy (the paper's evaluation)."""
+        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
+                         else episodes, epsilon=0.0, seed=self._seeds[-3], policy="deterministic")
+
+    def checkpoint_meta(self, learner: DPGLearner) -> dict:
+        return {"architecture": self.architecture, "env": self.cfg.env,
+                "shapes": param_shapes(dpg_pair(learner.actor, learner.critic).state_dict())}
