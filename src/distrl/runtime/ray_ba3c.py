@@ -128,7 +128,9 @@ def start_ba3c(arch: BA3C, run_dir: Path, delays: list[float] | None = None) -> 
     shards = [shard_cls.remote(cfg_dict, i, str(Path(run_dir).resolve())) for i in range(cfg.ps.shards)]
     chief = ray.remote(ChiefActor).options(num_cpus=1, max_concurrency=max(16, 2 * cfg.actors), **_RESTART).remote(
         cfg.actors, cfg.sync.fraction, shards, arch.shard_sizes()) if cfg.sync.mode == "sync" else None
-    worker_cls = ray.remote(BA3CWorkerActor).options(num_cpus=1, **_RESTART)
+    # Two threads: pid() (and any other quick call) answers while run() waits for its round to close;
+    # the driver never has two run() calls out to one worker.
+    worker_cls = ray.remote(BA3CWorkerActor).options(num_cpus=1, max_concurrency=2, **_RESTART)
     workers = [worker_cls.remote(cfg_dict, i, shards, chief, (delays or [0.0] * cfg.actors)[i])
                for i in range(cfg.actors)]
     return shards, chief, workers
