@@ -37,6 +37,15 @@ CASES = [
     (["train", "gorila", "--env", "CartPole-v1", "--set", "replay.alpha=0.6"], "unknown config key 'replay.alpha'"),
     (["train", "apex", "--env", "CartPole-v1", "--preset", "apex-atari", "--set", "replay.beta=2"],
      "replay.beta"),
+    (["train", "apex-dpg", "--env", "ALE/Pong-v5"], "apex-dpg needs a continuous (Box) action space"),
+    (["train", "apex-dpg", "--env", "CartPole-v1"], "apex-dpg needs a continuous (Box) action space"),
+    (["train", "apex-dpg", "--env", "Pendulum-v1", "--set", "replay.alpha_evict=0.4"], "replay.alpha_evict"),
+    (["train", "apex-dpg", "--env", "Pendulum-v1", "--set", "net.critic_hidden=400"], "net.critic_hidden"),
+    (["train", "ba3c", "--env", "Pendulum-v1"], "ba3c needs a discrete action space"),
+    (["train", "ba3c", "--env", "CartPole-v1", "--set", "sync.fraction=1.5"], "invalid value 1.5 for sync.fraction"),
+    (["train", "ba3c", "--env", "CartPole-v1", "--set", "sync.mode=semi"], "invalid value 'semi' for sync.mode"),
+    (["train", "a3c", "--env", "Pendulum-v1", "--set", "algo=sarsa"], "algo=sarsa needs discrete actions"),
+    (["train", "a3c", "--env", "CartPole-v1", "--set", "rl.reward_scale=0"], "invalid value 0.0 for rl.reward_scale"),
 ]
 
 
