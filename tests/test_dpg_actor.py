@@ -167,7 +167,7 @@ def test_pulls_every_pull_every_frames_and_loads_the_pair():
     noisy.run(10)  # 2 envs: 2 frames a step, 20 in all
     assert source.calls == [0, 6, 12, 18]
     assert noisy.counters()["param_pulls"] == 4 and noisy.param_version == 4
-    for mine, theirs in zip(noisy.nets.parameters(), target.parameters()):
+    for mine, theirs in zip(noisy.net.parameters(), target.parameters()):
         assert torch.equal(mine, theirs)
     empty = CountingSource()  # a source with nothing new: counted calls, no loads
     noisy, _ = make([LineEnv()], LinearActor(), source=empty, pull_every=3)

@@ -28,7 +28,99 @@ def apex_epsilons(num: int, base: float = 0.4, alpha: float = 7.0) -> list[float
     return [base ** (1 + alpha * i / (num - 1)) for i in range(num)]
 
 
-class Actor:
+class NStepActor:
+    """What Ape-X-shaped actors share: envs with one n-step adder each, transitions sent in batches
+    of `flush_size` with the priorities the subclass computes, pulls every `pull_every` frames,
+    counters. Subclasses pick the actions (`_step`) and the priorities (`priorities`); a subclass's
+    __init__ ends with `self.pull()`."""
+
+    action_dtype: type = np.int64
+
+    def __init__(self, make_env: Callable[[int], Any], num_envs: int, net: nn.Module, *, sink: Sink,
+                 source: ParameterSource, n_step: int, gamma: float, flush_size: int, pull_every: int,
+                 frame_skip: int = 1, seed: int = 0):
+        self.envs = [make_env(j) for j in range(num_envs)]
+        self.net = net.eval()
+        self.sink, self.source = sink, source
+        self.adders = [NStepAdder(n_step, gamma) for _ in self.envs]
+        self.flush_size, self.pull_every, self.frame_skip = flush_size, pull_every, frame_skip
+        self.rng = np.random.default_rng(seed)
+        self.obs = [env.reset()[0] for env in self.envs]  # make_env(j) seeds its env
+        self._ready: list[dict] = []
+        self.frames = self.steps = self.pulls = self.sent = self.episodes = 0
+        self.param_version = -1
+        self._frames_at_pull = 0
+        self.returns: list[float] = []  # finished episodes' unclipped returns, drained by the runtime
+
+    def pull(self) -> None:
+        """Load the source's latest parameters; a source with nothing new returns None."""
+        self._frames_at_pull = self.frames
+        pulled = self.source.pull()
+        if pulled is None:
+            return
+        params, self.param_version = pulled
+        self.net.load_state_dict(params)
+        self.pulls += 1
+        self._loaded()
+
+    def _loaded(self) -> None:
+        """Called after new parameters were loaded."""
+
+    def run(self, steps: int) -> None:
+        """Take `steps` steps in every env; flushes and pulls happen along the way."""
+        for _ in range(steps):
+            self._step()
+
+    def _step(self) -> None:
+        raise NotImplementedError
+
+    def _end_episode(self, j: int, info: dict) -> None:
+        self.episodes += 1
+        if "episode" in info:
+            self.returns.append(float(info["episode"]["r"]))
+        self.adders[j].reset()
+        self.obs[j], _ = self.envs[j].reset()
+
+    def _after_step(self) -> None:
+        self.steps += len(self.envs)
+        self.frames += len(self.envs) * self.frame_skip
+        if len(self._ready) >= self.flush_size:
+            self.flush()
+        if self.frames - self._frames_at_pull >= self.pull_every:
+            self.pull()
+
+    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict]) -> np.ndarray:
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        """Send the buffered transitions in one batch with their |n-step TD error| priorities."""
+        if not self._ready:
+            return
+        ready, self._ready = self._ready, []
+        batch = {
+            "obs": np.stack([t["obs"] for t in ready]),
+            "action": np.asarray([t["action"] for t in ready], dtype=self.action_dtype),
+            "reward": np.asarray([t["reward"] for t in ready], dtype=np.float32),
+            "discount": np.asarray([t["discount"] for t in ready], dtype=np.float32),
+            "next_obs": np.stack([t["next_obs"] for t in ready]),
+        }
+        self.sink.add(batch, self.priorities(batch, ready))
+        self.sent += len(ready)
+
+    def drain_returns(self) -> list[float]:
+        out, self.returns = self.returns, []
+        return out
+
+    def counters(self) -> dict[str, float]:
+        return {"frames": self.frames, "steps": self.steps, "episodes": self.episodes,
+                "param_pulls": self.pulls, "transitions_sent": self.sent}
+
+    def close(self) -> None:
+        for env in self.envs:
+            env.close()
+
+
+class Actor(NStepActor):
     """Epsilon-greedy acting over a local copy of a Q-network, for Ape-X DQN.
 
     Each env has its own epsilon and n-step adder; one batched forward pass serves all envs. The
@@ -41,43 +133,20 @@ class Actor:
                  epsilon_schedule: Callable[[int], float] | None = None):
         """`epsilon_schedule(version)`, if given, sets every env's epsilon from the version of the
         parameters pulled (Gorila anneals epsilon over global parameter-server updates)."""
-        self.envs = [make_env(j) for j in range(len(epsilons))]
-        self.net = net.eval()
+        super().__init__(make_env, len(epsilons), net, sink=sink, source=source, n_step=n_step, gamma=gamma,
+                         flush_size=flush_size, pull_every=pull_every, frame_skip=frame_skip, seed=seed)
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
-        self.sink, self.source = sink, source
-        self.adders = [NStepAdder(n_step, gamma) for _ in self.envs]
-        self.flush_size, self.pull_every, self.frame_skip = flush_size, pull_every, frame_skip
-        self.rng = np.random.default_rng(seed)
         self.epsilon_schedule = epsilon_schedule
-        self.obs = [env.reset()[0] for env in self.envs]
         self._waiting: list[list[dict]] = [[] for _ in self.envs]  # transitions awaiting q(s_{t+k})
-        self._ready: list[dict] = []
-        self.frames = self.steps = self.pulls = self.sent = self.episodes = 0
-        self.param_version = -1
-        self._frames_at_pull = 0
-        self.returns: list[float] = []  # finished episodes' unclipped returns, drained by the runtime
         self.pull()
 
-    def pull(self) -> None:
-        """Load the source's latest parameters; a source with nothing new returns None."""
-        self._frames_at_pull = self.frames
-        pulled = self.source.pull()
-        if pulled is None:
-            return
-        params, self.param_version = pulled
-        self.net.load_state_dict(params)
-        self.pulls += 1
+    def _loaded(self) -> None:
         if self.epsilon_schedule is not None:
             self.epsilons[:] = self.epsilon_schedule(self.param_version)
 
     @torch.no_grad()
     def _q_values(self, obs: Sequence[np.ndarray]) -> np.ndarray:
         return self.net(torch.as_tensor(np.stack(obs))).numpy()
-
-    def run(self, steps: int) -> None:
-        """Take `steps` steps in every env; flushes and pulls happen along the way."""
-        for _ in range(steps):
-            self._step()
 
     def _step(self) -> None:
         q = self._q_values(self.obs)
@@ -92,7 +161,6 @@ class Actor:
             next_obs, reward, terminated, truncated, info = env.step(action)
             # A lost life ends the bootstrap (DQN's training protocol) but not the game.
             done_for_learning = bool(terminated or info.get("life_loss", False))
-            done = terminated or truncated
             out = self.adders[j].add(self.obs[j], action, reward, next_obs, done_for_learning, truncated, q[j])
             if done_for_learning:
                 for t in out:
@@ -106,47 +174,13 @@ class Actor:
                 self._ready += out
             else:
                 self._waiting[j] = out
-            if done:
-                self.episodes += 1
-                if "episode" in info:
-                    self.returns.append(float(info["episode"]["r"]))
-                self.adders[j].reset()
-                self.obs[j], _ = env.reset()
+            if terminated or truncated:
+                self._end_episode(j, info)
             else:
                 self.obs[j] = next_obs
-        self.steps += len(self.envs)
-        self.frames += len(self.envs) * self.frame_skip
-        if len(self._ready) >= self.flush_size:
-            self.flush()
-        if self.frames - self._frames_at_pull >= self.pull_every:
-            self.pull()
+        self._after_step()
 
-    def flush(self) -> None:
-        """Send the buffered transitions in one batch with their |n-step TD error| priorities."""
-        if not self._ready:
-            return
-        ready, self._ready = self._ready, []
-        batch = {
-            "obs": np.stack([t["obs"] for t in ready]),
-            "action": np.asarray([t["action"] for t in ready], dtype=np.int64),
-            "reward": np.asarray([t["reward"] for t in ready], dtype=np.float32),
-            "discount": np.asarray([t["discount"] for t in ready], dtype=np.float32),
-            "next_obs": np.stack([t["next_obs"] for t in ready]),
-        }
-        priorities = nstep_td_priorities(np.stack([t["extra"] for t in ready]), batch["action"],
-                                         batch["reward"], batch["discount"],
-                                         np.stack([t["next_q"] for t in ready]))
-        self.sink.add(batch, priorities)
-        self.sent += len(ready)
-
-    def drain_returns(self) -> list[float]:
-        out, self.returns = self.returns, []
-        return out
-
-    def counters(self) -> dict[str, float]:
-        return {"frames": self.frames, "steps": self.steps, "episodes": self.episodes,
-                "param_pulls": self.pulls, "transitions_sent": self.sent}
-
-    def close(self) -> None:
-        for env in self.envs:
-            env.close()
+    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict]) -> np.ndarray:
+        """From the q-values kept while acting: q(s_t) and q(s_{t+k})."""
+        return nstep_td_priorities(np.stack([t["extra"] for t in ready]), batch["action"], batch["reward"],
+                                   batch["discount"], np.stack([t["next_q"] for t in ready]))

@@ -146,6 +146,23 @@ def _add_report(ref: Any, totals: dict, monitor: Monitor) -> dict | None:
     return out
 
 
+def _collect(pending: dict, totals: dict, monitor: Monitor, faults: dict, key: str,
+             timeout: float | None = 0.5) -> list[int]:
+    """Add the reports of the worker calls in `pending` (ref -> worker index) that finish within
+    `timeout` (None: wait for all of them), count each dead worker under faults[key] (Ray restarts
+    it; what its call was doing is lost), and return the indices of the workers now free."""
+    if timeout is None:
+        ready = list(pending)
+    else:
+        ready = ray.wait(list(pending), num_returns=1, timeout=timeout)[0] if pending else []
+    free = []
+    for ref in ready:
+        free.append(pending.pop(ref))
+        if _add_report(ref, totals, monitor) is None:
+            faults[key] += 1
+    return free
+
+
 def _poll_eval(ref: Any, evaluations: list[dict], monitor: Monitor) -> Any:
     """Log the periodic evaluation `ref` if it finished; returns the ref still pending, else None."""
     if ref is None or not ray.wait([ref], timeout=0)[0]:
@@ -402,12 +419,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
 
     monitor.start(counters())
     while totals["frames"] < cfg.max_frames:
-        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5) if pending else ([], [])
-        for ref in ready:
-            i = pending.pop(ref)
-            if _add_report(ref, totals, monitor) is None:
-                faults["actor_restarts"] += 1  # Ray restarts it; its unsent transitions are lost
-            parked.append(i)
+        parked += _collect(pending, totals, monitor, faults, "actor_restarts")  # a dead one's unsent data is lost
         while parked and may_act():
             i = parked.pop(0)
             pending[actors[i].run.remote(cfg.ray.steps_per_call)] = i

@@ -22,7 +22,7 @@ from distrl import config as C
 from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.components.monitor import Monitor
 from distrl.components.param_server import ShardedParameterServer
-from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _add_report, _call, _Deltas, _numpy,
+from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _call, _collect, _Deltas, _numpy,
                                 _poll_eval, _retry, connect)
 
 
@@ -117,11 +117,7 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
     next_checkpoint = totals.get("updates", 0) + cfg.checkpoint_every
     last_log = time.perf_counter()
     while totals.get("frames", 0) < cfg.max_frames:
-        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
-        for ref in ready:
-            i = pending.pop(ref)
-            if _add_report(ref, totals, monitor) is None:
-                faults["worker_restarts"] += 1  # Ray restarts it; it re-attaches, its rollout is lost
+        for i in _collect(pending, totals, monitor, faults, "worker_restarts"):  # a restarted one re-attaches
             pending[workers[i].run.remote(steps, totals.get("frames", 0))] = i
         eval_ref = _poll_eval(eval_ref, evaluations, monitor)
         try:
@@ -138,9 +134,7 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
             pass  # a shard is restarting: try again at the next tick
         if hook is not None:
             hook(state)
-    for ref in pending:
-        if _add_report(ref, totals, monitor) is None:
-            faults["worker_restarts"] += 1
+    _collect(pending, totals, monitor, faults, "worker_restarts", timeout=None)
     checkpoint()
     final = monitor.log(counters(), dict(faults))
     evaluation = ray.get(evaluator.evaluate.remote(_numpy(arch.params(store.pull()[0])), totals.get("updates", 0))) \

@@ -28,7 +28,7 @@ from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
 from distrl.components.monitor import Monitor
 from distrl.components.param_server import ShardedParameterServer
 from distrl.components.sync_chief import SyncChief
-from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _add_report, _call, _Deltas, _numpy,
+from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _call, _collect, _Deltas, _numpy,
                                 _poll_eval, _retry, connect)
 
 
@@ -191,11 +191,7 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
     next_checkpoint = rounds + cfg.checkpoint_every
     last_log = time.perf_counter()
     while totals.get("frames", 0) < cfg.max_frames:
-        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
-        for ref in ready:
-            i = pending.pop(ref)
-            if _add_report(ref, totals, monitor) is None:
-                faults["worker_restarts"] += 1
+        for i in _collect(pending, totals, monitor, faults, "worker_restarts"):
             pending[workers[i].run.remote(calls)] = i
         eval_ref = _poll_eval(eval_ref, evaluations, monitor)
         try:
@@ -215,9 +211,7 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
             hook(state)
     if chief is not None:
         _retry(lambda: ray.get(chief.release.remote()), lambda: time.sleep(0.2))
-    for ref in pending:
-        if _add_report(ref, totals, monitor) is None:
-            faults["worker_restarts"] += 1
+    _collect(pending, totals, monitor, faults, "worker_restarts", timeout=None)
     flat, versions = ps.pull()
     rounds = int(versions.min())
     final = log()
