@@ -43,6 +43,30 @@ def test_inline_runs_are_deterministic(tmp_path):
     assert a["eval_returns"] == b["eval_returns"] and a["final_return_mean"] == b["final_return_mean"]
 
 
+def test_inline_hook_sees_each_round_and_can_end_the_run(tmp_path):
+    """bench/peers evaluates from the hook while training waits, and stops the run once solved."""
+    from distrl.components.monitor import Monitor
+    from distrl.runtime.inline import run_apex
+
+    arch = Apex(small_cfg(tmp_path, frames=3000, eval_episodes=0))
+    seen = []
+
+    def hook(state):
+        seen.append((state["totals"]["frames"], state["learner"].updates, len(state["replay"])))
+        if state["totals"]["frames"] >= 1000:
+            arch.cfg.max_frames = 0
+
+    monitor = Monitor(tmp_path / "run", live=False)
+    try:
+        out = run_apex(arch, tmp_path / "run", monitor, hook=hook)
+    finally:
+        monitor.close()
+    frames = [f for f, _, _ in seen]
+    step = arch.cfg.actors * arch.cfg.inline.actor_steps
+    assert frames == list(range(step, frames[-1] + 1, step)) and 1000 <= frames[-1] < 1000 + step
+    assert out["frames"] == frames[-1] and seen[-1][1] == out["updates"] > 0
+
+
 def test_actor_sends_batches_with_priorities(tmp_path):
     cfg = small_cfg(tmp_path)
     arch = Apex(cfg)

@@ -81,6 +81,35 @@ def test_no_bound_never_drops():
     assert shard.counters() == {"version": 5, "applied": 5, "dropped_stale": 0}
 
 
+def test_annealed_learning_rate_falls_linearly_to_zero():
+    """lr 1, anneal over 4 versions: SGD steps of 1, 0.75, 0.5, 0.25, then 0 for every later push."""
+    shard = ParamShard(np.zeros(1, dtype=np.float32), optimizer="sgd", lr=1.0, anneal_updates=4)
+    values = [shard.push_pull(np.ones(1, dtype=np.float32), shard.version)[0][0] for _ in range(6)]
+    np.testing.assert_allclose(values, [-1.0, -1.75, -2.25, -2.5, -2.5, -2.5])
+    with pytest.raises(ConfigError, match="anneal_updates 0"):
+        ParamShard(np.zeros(1), anneal_updates=0)
+
+
+def test_ba3c_anneals_over_the_rounds_its_frames_make():
+    """ba3c-cartpole: 200k frames / (2 workers (0.9 of 2) x bs 32) = 3,125 rounds."""
+    from distrl import config as C
+    from distrl.architectures.ba3c import BA3C
+    cfg = C.build_config("ba3c", "CartPole-v1")
+    assert BA3C(cfg).shard_args(0)[1]["anneal_updates"] == 3125
+    async_cfg = C.build_config("ba3c", "CartPole-v1", overrides={"sync.mode": "async", "max_frames": 6400})
+    assert BA3C(async_cfg).shard_args(1)[1]["anneal_updates"] == 200
+    assert "anneal_updates" not in BA3C(C.build_config("ba3c", "CartPole-v1", overrides={"optim.anneal": False})).shard_args(0)[1]
+
+
+def test_gorila_anneals_over_the_global_updates_its_frames_make():
+    """gorila-cartpole: each bundle makes 2 updates per 4 agent steps, so 160k frames give 80,000."""
+    from distrl import config as C
+    from distrl.architectures.gorila import Gorila
+    cfg = C.build_config("gorila", "CartPole-v1", overrides={"max_frames": 160_000, "ps.anneal": True})
+    assert Gorila(cfg).shard_args(1)[1]["anneal_updates"] == 80_000
+    assert "anneal_updates" not in Gorila(C.build_config("gorila", "CartPole-v1")).shard_args(0)[1]
+
+
 def test_updates_is_the_global_count_across_shards():
     shards = local_shards(X0, 3, optimizer="sgd", lr=0.1, staleness_bound=0)
     ps = ShardedParameterServer(shards)

@@ -34,6 +34,38 @@ def test_ray_run_writes_the_same_run_directory(tmp_path):
     assert (tmp_path / "run" / "metrics.csv").exists() and list((tmp_path / "run" / "checkpoints").iterdir())
 
 
+def test_actors_deflate_atari_stacks_and_the_replay_files_the_bytes():
+    """The actor-side sink sends obs/next_obs deflated (Packed): the one central replay only stores
+    the bytes, and gives back the very stacks the actor had."""
+    import numpy as np
+
+    from distrl.replay import FifoRemover, Packed, PrioritizedSampler
+    from distrl.replay.sharded import ShardedReplay
+    from distrl.runtime.ray import ReplayShard, _BoundedSink, _call
+    rng = np.random.default_rng(0)
+    obs = rng.integers(0, 4, (10, 4, 84, 84), dtype=np.uint8)
+    batch = {"obs": obs, "next_obs": obs[::-1].copy(), "action": np.arange(10)}
+    frames = ("obs", "next_obs")
+
+    sent = []
+
+    class Wire:  # what leaves the actor
+        def add(self, batch, priorities):
+            sent.append(batch)
+            return ray.put(None)
+
+    _BoundedSink(Wire(), 2, frames).add(batch)
+    assert all(isinstance(sent[0][k], Packed) for k in frames) and sent[0]["action"] is batch["action"]
+
+    shard = ray.remote(ReplayShard).remote(100, PrioritizedSampler(), FifoRemover(), 0, frames)
+    sink = _BoundedSink(ShardedReplay([shard], PrioritizedSampler(), call=_call, gather=ray.get), 0, frames)
+    sink.add(batch, np.ones(10))
+    _, out, _ = ray.get(shard.sample.remote(64))
+    np.testing.assert_array_equal(out["obs"], obs[out["action"]])
+    np.testing.assert_array_equal(out["next_obs"], obs[::-1][out["action"]])
+    assert ray.get(shard.nbytes.remote()) / 10 < 0.5 * 2 * obs[0].nbytes  # held deflated (2-bit values)
+
+
 def test_killed_actor_is_restarted_and_the_run_finishes(tmp_path, train_with_hook):
     killed = {}
 
@@ -56,7 +88,7 @@ def test_killed_replay_pauses_the_learner_until_refilled(tmp_path, train_with_ho
         learner = ray.get(state["learner"].counters.remote())
         if not seen and learner["updates"] > 20:
             seen["updates_at_kill"] = learner["updates"]
-            ray.kill(state["shards"][0], no_restart=False)  # dies as if it crashed; Ray restarts it empty
+            ray.kill(state["replay"][0], no_restart=False)  # dies as if it crashed; Ray restarts it empty
         elif seen and learner["replay_waits"] >= 1:
             seen["waits"] = learner["replay_waits"]
 
@@ -149,3 +181,42 @@ def test_apex_dpg_ray_learns_pendulum(tmp_path):
                                                               "run_dir": str(tmp_path / "run")})
     assert cfg.max_frames == 60_000
     assert train(cfg, live=False)["eval_return_mean"] >= -300
+
+
+def test_killed_replay_with_replay_checkpoint_reloads_its_saved_set(tmp_path, train_with_hook):
+    from distrl.checkpoint import replay_set
+    seen = {}
+
+    def hook(state):
+        shard = state["replay"][0]
+        if "killed" not in seen and replay_set(tmp_path / "run"):
+            os.kill(ray.get(shard.__ray_call__.remote(lambda self: os.getpid())), signal.SIGKILL)
+            seen["killed"] = True
+        elif "killed" in seen and "restored" not in seen:
+            try:
+                seen["restored"] = ray.get(shard.restored.remote(), timeout=30)
+            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
+                pass
+
+    from distrl.runtime import ray as ray_runtime
+    summary = train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 6000, **{"replay.checkpoint": True}), hook)
+    restored = seen["restored"]
+    assert restored["path"] is not None and "/replay-" in restored["path"]
+    assert restored["size"] > FAST["replay.min_size"]  # it came back with the saved set, not empty
+    assert summary["frames"] >= 6000
+
+
+def test_a_replay_shard_actor_trims_past_capacity():
+    """Ray passes constructor arguments' arrays read-only; the FIFO remover must still work in the actor."""
+    import numpy as np
+
+    from distrl.replay import FifoRemover, PrioritizedSampler
+    from distrl.runtime.ray import ReplayShard
+    shard = ray.remote(ReplayShard).remote(100, PrioritizedSampler(0.6, 0.4), FifoRemover(), 0, ())
+    for i in range(3):
+        batch = {"obs": np.full((50, 4), i, np.float32), "action": np.zeros(50, np.int64)}
+        ray.get(shard.add.remote(batch, np.ones(50)))
+    assert ray.get(shard.trim.remote()) == 50 and ray.get(shard.__len__.remote()) == 100
+    _, batch, _ = ray.get(shard.sample.remote(256))
+    assert set(np.unique(batch["obs"])) == {1.0, 2.0}  # the oldest batch went first
+    ray.kill(shard)

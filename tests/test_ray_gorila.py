@@ -42,23 +42,23 @@ def test_killed_bundle_and_killed_shard_do_not_stop_the_run(tmp_path, train_with
             seen["bundle"] = state["totals"]["frames"]
         elif "shard" in seen and "restored" not in seen:
             try:  # the new incarnation of shard 1, once Ray has restarted it
-                seen["restored"] = ray.get(state["shards"][1].restored.remote(), timeout=60)
-                seen["peer_restored"] = ray.get(state["shards"][0].restored.remote(), timeout=60)
+                seen["restored"] = ray.get(state["ps"][1].restored.remote(), timeout=60)
+                seen["peer_restored"] = ray.get(state["ps"][0].restored.remote(), timeout=60)
             except ray.exceptions.RayActorError:
                 pass
         elif "bundle" in seen and "shard" not in seen:
             checkpoints = list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
             if checkpoints:
                 seen["checkpoint"] = max(int(p.stem.split("-")[1]) for p in checkpoints)
-                os.kill(ray.get(state["shards"][1].pid.remote()), signal.SIGKILL)
+                os.kill(ray.get(state["ps"][1].pid.remote()), signal.SIGKILL)
                 seen["shard"] = state["totals"]["frames"]
 
     from distrl.runtime import ray_gorila
     summary = train_with_hook(ray_gorila, "run_gorila", cfg_for(tmp_path, 5000), hook)
     assert "shard" in seen and summary["frames"] >= 5000
     assert summary["faults"]["bundle_restarts"] >= 1 and summary["faults"]["ps_restarts"] >= 1
-    assert seen["restored"] is not None and seen["restored"].endswith(".pt")  # it loaded a checkpoint
-    assert seen["peer_restored"] is None  # its peer never restarted
+    assert seen["restored"]["path"] is not None and seen["restored"]["path"].endswith(".pt")  # it loaded a checkpoint
+    assert seen["peer_restored"]["path"] is None  # its peer never restarted
     assert summary["updates"] > seen["checkpoint"]  # and learning went on after it
 
 

@@ -64,6 +64,22 @@ def test_sum_tree_find_never_returns_zero_leaf_under_rounding():
     assert np.all(vals[leaves] > 0)
 
 
+@pytest.mark.parametrize("leaves", [1, 2, 4096, 3 * 4096 + 5, 1 << 15])
+def test_sum_tree_find_matches_a_cumulative_sum_search(leaves):
+    """Big trees are searched in two phases (one jump over the top 12 levels, then level by level):
+    each prefix at an item's middle must find that item, and the total its last positive one."""
+    rng = np.random.default_rng(leaves)
+    vals = rng.random(leaves) * (rng.random(leaves) > 0.3)  # ~30% zero leaves
+    vals[0] = max(vals[0], 0.5)
+    t = SumTree(1)
+    t.update(np.arange(leaves), vals)
+    ends = np.cumsum(vals)
+    positive = np.flatnonzero(vals > 0)
+    middles = ends[positive] - vals[positive] / 2
+    np.testing.assert_array_equal(t.find(middles), positive)
+    assert t.find(np.array([0.0, t.total(), 2 * t.total()])).tolist() == [0, positive[-1], positive[-1]]
+
+
 # ---- sampling -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("alpha", [0.6, 0.0])
@@ -209,6 +225,34 @@ def test_compressed_fields_round_trip_exactly():
     np.testing.assert_array_equal(batch["vec"], vec[batch["id"]])
     np.testing.assert_array_equal(k, keys[batch["id"]])
     assert table.nbytes() < 0.75 * (obs.nbytes + vec.nbytes)  # the 2-bit half compresses
+
+
+def test_batches_deflated_by_the_sender_are_stored_as_the_table_would():
+    """An actor packs (Ray runtime): the table files its bytes as they are, so what comes back, the
+    bytes held and a checkpoint are the same as when the table compresses the same batch itself."""
+    from distrl.replay import pack
+    rng = np.random.default_rng(3)
+    batch = {"obs": rng.integers(0, 4, size=(6, 4, 84, 84), dtype=np.uint8), "id": np.arange(6)}
+    raw, packed = ReplayTable(10, seed=1, compress=("obs",)), ReplayTable(10, seed=1, compress=("obs",))
+    raw.add(batch)
+    packed.add(pack(batch, ("obs",)))
+    packed.add(pack({"obs": batch["obs"][:2], "id": np.arange(6, 8)}, ("obs",)))  # the spec is kept
+    assert packed.nbytes() > raw.nbytes() > 0
+    packed.trim()
+    assert len(packed) == 8
+    _, out, _ = packed.sample(32)
+    np.testing.assert_array_equal(out["obs"], np.concatenate([batch["obs"], batch["obs"][:2]])[out["id"]])
+
+    equal = ReplayTable(10, seed=1, compress=("obs",))
+    equal.add(pack(batch, ("obs",)))
+    assert equal.nbytes() == raw.nbytes() and equal._fields["obs"][:6] == raw._fields["obs"][:6]
+
+    with pytest.raises(ConfigError, match="stores it raw; build the table with compress=\\('obs',\\)"):
+        ReplayTable(10).add(pack(batch, ("obs",)))
+    with pytest.raises(ConfigError, match="item shape"):
+        raw.add(pack({"obs": batch["obs"][:, :2], "id": np.arange(6)}, ("obs",)))
+    with pytest.raises(ConfigError, match="deflated from int16"):
+        raw.add(pack({"obs": batch["obs"].astype(np.int16), "id": np.arange(6)}, ("obs",)))
 
 
 def _filled_table(path_seed=9):

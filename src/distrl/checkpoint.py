@@ -5,6 +5,7 @@ another architecture or network shape is refused with a clear error instead of a
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -16,6 +17,37 @@ from distrl.errors import CheckpointError
 
 FORMAT = 1
 _NAME = re.compile(r"^ckpt-(\d{10})\.pt$")
+_REPLAY = re.compile(r"^replay-(\d{10})-(\d{2})\.npz$")
+
+
+def state_digest(state: Any) -> str:
+    """SHA-256 over every tensor (dtype, shape, bytes), number and key of a nested state, so two
+    states are equal exactly when their digests are: how a restart is checked against its file."""
+    h = hashlib.sha256()
+
+    def feed(x: Any) -> None:
+        if isinstance(x, torch.Tensor):
+            x = x.detach().cpu().contiguous()
+            h.update(f"T{x.dtype}{tuple(x.shape)}".encode())
+            h.update(x.reshape(-1).view(torch.uint8).numpy().tobytes())
+        elif isinstance(x, dict):
+            h.update(b"{")
+            for k in sorted(x, key=str):
+                h.update(repr(k).encode())
+                feed(x[k])
+            h.update(b"}")
+        elif isinstance(x, (list, tuple)):
+            h.update(b"[")
+            for v in x:
+                feed(v)
+            h.update(b"]")
+        elif hasattr(x, "tobytes") and hasattr(x, "dtype"):  # numpy arrays and scalars
+            h.update(f"A{x.dtype}{getattr(x, 'shape', ())}".encode() + x.tobytes())
+        else:
+            h.update(f"{type(x).__name__}:{x!r}".encode())
+
+    feed(state)
+    return h.hexdigest()
 
 
 def param_shapes(state_dict: dict[str, torch.Tensor]) -> dict[str, list[int]]:
@@ -40,7 +72,30 @@ def save_checkpoint(run_dir: Path, step: int, payload: dict[str, Any], meta: dic
     os.replace(tmp, path)
     for old in list_checkpoints(run_dir)[:-keep]:
         old.unlink(missing_ok=True)
+    for old in folder.iterdir():  # replay copies are big: keep only the newest checkpoint's set
+        if (m := _REPLAY.match(old.name)) and int(m.group(1)) < step:
+            old.unlink(missing_ok=True)
     return path
+
+
+def replay_path(run_dir: Path, step: int, shard: int) -> Path:
+    """Where shard `shard` of the replay is saved with checkpoint `step` (written before the checkpoint,
+    so a checkpoint's replay set is complete once the checkpoint exists)."""
+    return checkpoint_dir(run_dir) / f"replay-{step:010d}-{shard:02d}.npz"
+
+
+def checkpoint_step(path: Path) -> int:
+    return int(_NAME.match(Path(path).name).group(1))
+
+
+def replay_set(run_dir: Path) -> dict[int, Path]:
+    """The replay shards saved with the newest checkpoint, by shard index; {} if it has none."""
+    found = list_checkpoints(run_dir)
+    if not found:
+        return {}
+    step = checkpoint_step(found[-1])
+    return {int(m.group(2)): p for p in checkpoint_dir(run_dir).iterdir()
+            if (m := _REPLAY.match(p.name)) and int(m.group(1)) == step}
 
 
 def list_checkpoints(run_dir: Path) -> list[Path]:
@@ -79,6 +134,6 @@ def load_checkpoint(path: Path, architecture: str, shapes: dict[str, list[int]])
         diff = sorted(set(saved) ^ set(shapes)) or [k for k in shapes if saved.get(k) != shapes[k]]
         key = diff[0]
         raise CheckpointError(f"checkpoint {path} holds another network shape ({key}: "
-                              f"{saved.get(key)} in the file, {shapes.get(key)} in this run); "
+                              f"{saved.get(key, 'absent')} in the file, {shapes.get(key, 'absent')} in this run); "
                               "resume with the config it was made with")
     return data

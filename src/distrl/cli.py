@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its latest checkpoint")
     train.add_argument("--overwrite", action="store_true", help="replace a run already in --run-dir")
     train.add_argument("--quiet", action="store_true", help="no live progress display")
+    train.add_argument("--chaos", type=float, metavar="SECONDS",
+                       help="ray: SIGKILL a random actor every SECONDS, the replay and the learner (or a "
+                            "parameter shard) once, and check what restarts; report in chaos.json")
     ev = sub.add_parser("eval", help="evaluate a run's latest checkpoint; writes RUN_DIR/eval.json")
     ev.add_argument("run_dir", metavar="RUN_DIR")
     ev.add_argument("--episodes", type=int, help="episodes to run (default: the run's eval_episodes)")
@@ -64,7 +67,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from distrl.training import load_run_config, train
+    from distrl.training import describe_resume, load_run_config, train
 
     if args.resume:
         cfg = load_run_config(Path(args.resume))
@@ -75,13 +78,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         for key, value in _overrides(args).items():
             C.set_value(cfg, key, value)
         C.validate(cfg)
-        print(f"resuming {args.resume}", flush=True)
+        print(describe_resume(cfg, Path(args.resume)), flush=True)
     else:
         if not args.env:
             raise DistrlError("missing --env: give a Gymnasium id such as CartPole-v1 or ALE/Pong-v5")
         cfg = C.build_config(args.architecture, args.env, args.preset, _overrides(args))
     summary = train(cfg, resume=bool(args.resume), overwrite=args.overwrite,
-                    live=False if args.quiet else None)
+                    live=False if args.quiet else None, chaos=args.chaos)
     if summary.get("resumed_from"):
         print(f"resumed from {summary['resumed_from']}")
     _print_summary(summary)
@@ -98,6 +101,11 @@ def _print_summary(summary: dict) -> None:
         table.add_row(key, str(summary.get(key)))
     for key, value in summary.get("rates", {}).items():
         table.add_row(key, f"{value:,.1f}")
+    if "chaos" in summary:
+        chaos = summary["chaos"]
+        table.add_row("chaos kills", ", ".join(f"{k} {n}" for k, n in chaos["kills"].items()) or "none")
+        for r in chaos["restores"]:
+            table.add_row(f"chaos {r['kind']} restore", f"{Path(r['path'] or '-').name} exact={r['exact']}")
     Console().print(table)
 
 

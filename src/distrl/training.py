@@ -8,12 +8,18 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import torch
+
 from distrl import config as C
 from distrl.architectures import make_architecture
+from distrl.architectures.apex import Apex
+from distrl.checkpoint import latest_checkpoint, list_checkpoints, replay_set
 from distrl.components.monitor import Monitor
 from distrl.errors import ConfigError
 
-RUN_FILES = ("config.json", "metrics.csv", "evaluations.csv", "eval.json", "summary.json", "checkpoints", "tb")
+RUN_FILES = ("config.json", "metrics.csv", "evaluations.csv", "eval.json", "summary.json", "chaos.json", "checkpoints",
+             "tb")
 
 
 def default_run_dir(cfg: Any) -> Path:
@@ -52,7 +58,13 @@ def load_run_config(run_dir: Path) -> Any:
     return C.from_dict(data)
 
 
-def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None) -> dict:
+def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None,
+          chaos: float | None = None) -> dict:
+    """Run `cfg` to max_frames. `chaos` (seconds, ray only): kill an actor that often, and the replay
+    and the learner or a parameter shard once each (runtime/chaos.py), then report what came back."""
+    if chaos is not None and (cfg.runtime != "ray" or not chaos > 0):
+        raise ConfigError(f"--chaos {chaos} kills Ray worker processes every that many seconds: give a positive "
+                          "number of seconds and --runtime ray")
     if cfg.runtime == "ray":
         from distrl.runtime import protect_local_ray
         protect_local_ray(cfg.address)
@@ -67,11 +79,18 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
     run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir(cfg)
     cfg.run_dir = str(run_dir)
     prepare_run_dir(run_dir, resume=resume, overwrite=overwrite)
-    if not resume:
+    if resume:
+        _check_checkpoint(arch, run_dir)
+    else:
         (run_dir / "config.json").write_text(C.dumps(cfg))
     monitor = Monitor(run_dir, live=live)
+    hook = None
+    if chaos is not None:
+        from distrl.runtime.chaos import Chaos
+        hook = Chaos(chaos, cfg.max_frames, seed=cfg.seed)
+    driver = getattr(runtime, f"run_{cfg.architecture.replace('-', '_')}")
     try:
-        result = getattr(runtime, f"run_{cfg.architecture.replace('-', '_')}")(arch, run_dir, monitor, resume=resume)
+        result = driver(arch, run_dir, monitor, resume=resume, **({"hook": hook} if hook else {}))
     finally:
         monitor.close()
     evaluation = result["evaluation"] or {}
@@ -87,8 +106,52 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         "periodic_evaluations": len(result.get("evaluations", [])),
         "resumed_from": result["resumed_from"], "run_dir": str(run_dir),
     }
+    if hook is not None:
+        summary["chaos"] = hook.report()
+        (run_dir / "chaos.json").write_text(json.dumps(summary["chaos"], indent=2))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
+
+
+def _check_checkpoint(arch: Any, run_dir: Path) -> None:
+    """Load the checkpoint to resume once before anything is written (metrics, TensorBoard), so a bad
+    one is refused with the run directory untouched."""
+    if isinstance(arch, Apex):  # Ape-X and Ape-X DPG restore into a learner; the others into shard states
+        arch.restore(run_dir, arch.make_learner())
+    else:
+        arch.restore(run_dir)
+
+
+def describe_resume(cfg: Any, run_dir: Path) -> str:
+    """One line on what --resume found, said before anything starts; no checkpoint is an error here."""
+    path = latest_checkpoint(run_dir)
+    older = len(list_checkpoints(run_dir)) - 1
+    try:
+        counters = torch.load(path, map_location="cpu", weights_only=True)["counters"]
+        progress = f"{int(counters.get('frames', 0)):,} frames, {int(counters.get('episodes', 0)):,} episodes"
+    except Exception:
+        progress = "unreadable: loading it will say why"
+    line = f"resuming {run_dir} from {path.name} ({progress}; {older} older checkpoint(s) kept)"
+    replay = getattr(cfg, "replay", None)
+    if getattr(replay, "checkpoint", False):
+        saved = replay_set(run_dir)
+        if saved:
+            size = sum(_replay_items(p) for p in saved.values())
+            line += f"; replay: {len(saved)} shard(s) saved with it, {size:,} transitions"
+        else:
+            line += "; replay: none saved with it, so it refills before learning resumes"
+    elif replay is not None:
+        hint = " (replay.checkpoint=true keeps it)" if hasattr(replay, "checkpoint") else ""
+        line += f"; replay: not saved{hint}, so it refills before learning resumes"
+    return line
+
+
+def _replay_items(path: Path) -> int:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return int(z["keys"].shape[0])
+    except Exception:
+        return 0
 
 
 def _finite(x: float) -> float | None:

@@ -18,6 +18,7 @@ from distrl.config import ApexConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import make_q_network
 from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
+from distrl.replay.table import frame_fields
 
 
 class Apex:
@@ -38,9 +39,9 @@ class Apex:
 
     def make_replay(self) -> ReplayTable:
         r = self.cfg.replay
-        compress = ("obs", "next_obs") if r.compress and len(self.obs_shape) == 3 else ()
         return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
-                           remover=self.replay_remover(), seed=self._seeds[-2], compress=compress)
+                           remover=self.replay_remover(), seed=self._seeds[-2],
+                           compress=frame_fields(r.compress, self.obs_shape))
 
     def replay_remover(self) -> FifoRemover:
         """Ape-X DQN trims the oldest data first."""

@@ -20,7 +20,7 @@ from distrl.checkpoint import param_shapes, save_checkpoint
 from distrl.components.batched_worker import BatchedWorker
 from distrl.components.evaluator import Evaluator
 from distrl.components.param_server import ParamShard, flatten, shard_slices, unflatten_into
-from distrl.components.sync_chief import SyncChief
+from distrl.components.sync_chief import SyncChief, workers_needed
 from distrl.config import BA3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import PolicyValueNet
@@ -44,10 +44,14 @@ class BA3C:
     def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
         """Adam on every shard with the paper's values; no staleness bound: in sync mode the chief
         already drops late gradients, and async mode applies every push, as the paper compares."""
-        o = self.cfg.optim
-        sl = shard_slices(self.n_params, self.cfg.ps.shards)[index]
-        return flatten(self.make_net())[sl], {"optimizer": "adam", "lr": o.lr, "eps": o.eps,
-                                               "betas": (o.beta1, o.beta2)}
+        cfg, o = self.cfg, self.cfg.optim
+        sl = shard_slices(self.n_params, cfg.ps.shards)[index]
+        options = {"optimizer": "adam", "lr": o.lr, "eps": o.eps, "betas": (o.beta1, o.beta2)}
+        if o.anneal:  # a shard's version counts rounds (sync) or pushes (async); a push is bs agent steps
+            pushes = workers_needed(cfg.actors, cfg.sync.fraction) if cfg.sync.mode == "sync" else 1
+            frames = cfg.worker.batch_size * self.frame_skip * pushes
+            options["anneal_updates"] = max(1, round(cfg.max_frames / frames))
+        return flatten(self.make_net())[sl], options
 
     def make_shard(self, index: int) -> ParamShard:
         values, options = self.shard_args(index)

@@ -24,6 +24,7 @@ from distrl.config import BundleConfig, GorilaConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import make_q_network
 from distrl.replay import FifoRemover, ReplayTable, UniformSampler
+from distrl.replay.table import frame_fields
 
 
 class Bundle:
@@ -86,10 +87,16 @@ class Gorila:
                               hidden=self.cfg.net.hidden)
 
     def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
-        """A shard's initial values and its ParamShard options."""
-        p = self.cfg.ps
-        return flatten(self.make_net())[self.slices[index]], {
-            "optimizer": p.optimizer, "lr": p.lr, "staleness_bound": None if p.staleness_bound < 0 else p.staleness_bound}
+        """A shard's initial values and its ParamShard options. A shard's version counts global updates:
+        `bundle.updates` per `bundle.actor_steps` agent steps of each bundle, so annealing spans
+        max_frames / (actor_steps * frame_skip) * updates of them."""
+        cfg, p = self.cfg, self.cfg.ps
+        options = {"optimizer": p.optimizer, "lr": p.lr,
+                   "staleness_bound": None if p.staleness_bound < 0 else p.staleness_bound}
+        if p.anneal:
+            b = cfg.bundle
+            options["anneal_updates"] = max(1, round(cfg.max_frames * b.updates / (b.actor_steps * self.frame_skip)))
+        return flatten(self.make_net())[self.slices[index]], options
 
     def make_shard(self, index: int) -> ParamShard:
         values, options = self.shard_args(index)
@@ -101,8 +108,8 @@ class Gorila:
     def replay_args(self, index: int) -> tuple:
         """ReplayTable's arguments for table `index` (a bundle's own, or 0: the shared one)."""
         r = self.cfg.replay
-        compress = ("obs", "next_obs") if r.compress and len(self.obs_shape) == 3 else ()
-        return r.capacity, UniformSampler(), FifoRemover(), self._seeds[self.cfg.actors + index], compress
+        return r.capacity, UniformSampler(), FifoRemover(), self._seeds[self.cfg.actors + index], \
+            frame_fields(r.compress, self.obs_shape)
 
     def make_replay(self, index: int) -> ReplayTable:
         return ReplayTable(*self.replay_args(index))

@@ -46,15 +46,19 @@ class ParamShard:
 
     Staleness is measured in this shard's own updates (the paper bounds the "time delay" between a
     learner's parameters and the server's, without a number): a gradient computed on version v is
-    dropped when `version - v > staleness_bound`; `None` never drops."""
+    dropped when `version - v > staleness_bound`; `None` never drops. With `anneal_updates`, the
+    learning rate falls linearly from `lr` at version 0 to 0 at that version (A3C's schedule)."""
 
     def __init__(self, values: np.ndarray | torch.Tensor, optimizer: str = "adagrad", lr: float = DEFAULT_LR,
-                 staleness_bound: int | None = None, **optimizer_kwargs: Any):
+                 staleness_bound: int | None = None, anneal_updates: int | None = None, **optimizer_kwargs: Any):
         if optimizer not in OPTIMIZERS:
             raise ConfigError(f"unknown optimizer {optimizer!r}: use one of {', '.join(OPTIMIZERS)}")
         if staleness_bound is not None and staleness_bound < 0:
             raise ConfigError(f"staleness bound {staleness_bound} is negative: use an integer >= 0, or none")
+        if anneal_updates is not None and anneal_updates < 1:
+            raise ConfigError(f"anneal_updates {anneal_updates} must be >= 1, or none for a constant learning rate")
         self.optimizer_name, self.staleness_bound = optimizer, staleness_bound
+        self.lr, self.anneal_updates = lr, anneal_updates
         self._param = torch.as_tensor(values, dtype=torch.float32).detach().reshape(-1).clone().requires_grad_()
         self._opt = OPTIMIZERS[optimizer]([self._param], lr=lr, **optimizer_kwargs)
         self.version = 0        # updates applied: the staleness clock
@@ -77,6 +81,9 @@ class ParamShard:
             self.dropped_stale += 1
             return False
         self._param.grad = grad.clone()
+        if self.anneal_updates is not None:
+            for group in self._opt.param_groups:
+                group["lr"] = self.lr * max(0.0, 1.0 - self.version / self.anneal_updates)
         self._opt.step()
         self._param.grad = None
         self.version += 1

@@ -3,6 +3,6 @@
 from distrl.replay.removers import FifoRemover, PrioritizedRemover
 from distrl.replay.samplers import PrioritizedSampler, UniformSampler
 from distrl.replay.sum_tree import SumTree
-from distrl.replay.table import ReplayTable
+from distrl.replay.table import Packed, ReplayTable, pack
 
-__all__ = ["ReplayTable", "UniformSampler", "PrioritizedSampler", "FifoRemover", "PrioritizedRemover", "SumTree"]
+__all__ = ["ReplayTable", "Packed", "pack", "UniformSampler", "PrioritizedSampler", "FifoRemover", "PrioritizedRemover", "SumTree"]

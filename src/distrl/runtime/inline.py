@@ -4,6 +4,7 @@ seed, so it is what tests and debugging use."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,10 @@ from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.architectures.apex import Apex
 from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
+from distrl.checkpoint import replay_path, replay_set
 from distrl.components.monitor import Monitor
 from distrl.components.param_server import ShardedParameterServer
+from distrl.replay import ReplayTable
 
 
 def _sum_counters(base: dict[str, int], parts: list) -> dict[str, int]:
@@ -24,7 +27,10 @@ def _sum_counters(base: dict[str, int], parts: list) -> dict[str, int]:
     return out
 
 
-def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
+def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
+             hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """`hook(state)` is called after every round with the components, as on Ray; training waits
+    while it runs (bench/peers evaluates from it)."""
     cfg = arch.cfg
     replay = arch.make_replay()
     learner = arch.make_learner()
@@ -35,6 +41,8 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) 
         base = {k: int(v) for k, v in data["counters"].items()}
         monitor.add_returns(list(data["returns"]))
         resumed_from = data["path"]
+        if cfg.replay.checkpoint and 0 in (saved := replay_set(run_dir)):
+            replay = ReplayTable.restore(saved[0])
     actors = [arch.make_actor(i, sink=replay, source=learner) for i in range(cfg.actors)]
 
     def counters() -> dict[str, float]:
@@ -46,6 +54,8 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) 
 
     def checkpoint() -> None:
         c = counters()
+        if cfg.replay.checkpoint:
+            replay.save(replay_path(run_dir, learner.updates, 0))
         arch.save(run_dir, learner, {k: c[f"actors/{k}"] for k in base}, list(monitor.returns))
 
     monitor.start(counters())
@@ -65,6 +75,8 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False) 
             if time.perf_counter() - last_log >= cfg.log_every_s:
                 last_log = time.perf_counter()
                 monitor.log(counters(), {"replay_size": len(replay)})
+            if hook is not None:
+                hook({"learner": learner, "replay": replay, "actors": actors, "totals": {"frames": frames}})
         for actor in actors:
             actor.flush()
         checkpoint()

@@ -13,6 +13,7 @@ until the table holds `replay.min_size` again; a restarted learner resumes from 
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import queue
@@ -32,11 +33,13 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl import config as C
 from distrl.architectures import make_architecture
 from distrl.architectures.apex import Apex
+from distrl.checkpoint import replay_path, replay_set, state_digest
 from distrl.components.monitor import Monitor
 from distrl.components.param_server import ParamShard
 from distrl.components.prefetcher import Prefetcher
 from distrl.errors import ConfigError
-from distrl.replay import PrioritizedSampler, ReplayTable
+from distrl.replay import PrioritizedSampler, ReplayTable, pack
+from distrl.replay.table import frame_fields
 from distrl.replay.sharded import ShardedReplay
 
 _RESTART = {"max_restarts": -1, "max_task_retries": 0}
@@ -87,17 +90,22 @@ def _sharded(cfg: C.ApexConfig, shards: list) -> ShardedReplay:
 
 class _BoundedSink:
     """Actor-side replay client: adds go out without waiting, but at most `limit` at a time, so a
-    slow replay slows the actors instead of filling the object store."""
+    slow replay slows the actors instead of filling the object store. Fields in `compress` are
+    deflated here, in the actor, so the central replay only files bytes (bench/peers: replay_ops)."""
 
-    def __init__(self, replay: ShardedReplay, limit: int):
-        self.replay, self.limit = replay, limit
+    def __init__(self, replay: ShardedReplay, limit: int, compress: tuple[str, ...] = ()):
+        self.replay, self.limit, self.compress = replay, limit, compress
         self._inflight: list = []
 
     def add(self, batch: dict[str, np.ndarray], priorities: np.ndarray | None = None) -> None:
-        self._inflight.append(self.replay.add(batch, priorities))
+        self._inflight.append(self.replay.add(pack(batch, self.compress), priorities))
         if len(self._inflight) > self.limit:
-            # A dead shard's futures are "ready" with an error: dropping them loses only that batch.
-            _, self._inflight = ray.wait(self._inflight, num_returns=len(self._inflight) - self.limit)
+            done, self._inflight = ray.wait(self._inflight, num_returns=len(self._inflight) - self.limit)
+            for ref in done:
+                try:
+                    ray.get(ref)
+                except RayActorError:
+                    pass  # a dead shard: only this batch is lost; any other error is a bug and is raised
 
 
 class _LearnerParams:
@@ -146,20 +154,45 @@ def _add_report(ref: Any, totals: dict, monitor: Monitor) -> dict | None:
     return out
 
 
-def _collect(pending: dict, totals: dict, monitor: Monitor, faults: dict, key: str,
+_DEAD = -1
+
+
+def _count_restart(pids: dict, i: int, pid: int | None, faults: dict, key: str) -> None:
+    """Count worker i's deaths (Ray restarts each): a failed call (pid None) or a report from a new
+    process. Counted once per death: one death can fail two calls (the running one and one sent
+    before Ray noticed), and a worker killed between calls fails none."""
+    last = pids.get(i)
+    if (pid is None and last != _DEAD) or (pid is not None and last not in (None, _DEAD, pid)):
+        faults[key] += 1
+    pids[i] = _DEAD if pid is None else pid
+
+
+def _sync_restarts(faults: dict, key: str, handles: list) -> None:
+    """Set faults[key] to the restarts Ray's actor table records for `handles`: exact even when a
+    restarted worker dies again before it reports. Ray keeps that table behind a private API, so
+    where it is missing or moved the count from failed calls (_count_restart) stands."""
+    try:
+        from ray._private import state
+        faults[key] = sum(int(state.actors(h._actor_id.hex())["NumRestarts"]) for h in handles)
+    except Exception:  # noqa: BLE001 - any failure of a private API means: keep our own count
+        pass
+
+
+def _collect(pending: dict, totals: dict, monitor: Monitor, faults: dict, key: str, pids: dict,
              timeout: float | None = 0.5) -> list[int]:
     """Add the reports of the worker calls in `pending` (ref -> worker index) that finish within
-    `timeout` (None: wait for all of them), count each dead worker under faults[key] (Ray restarts
-    it; what its call was doing is lost), and return the indices of the workers now free."""
+    `timeout` (None: wait for all of them), count restarted workers under faults[key] (what a dead
+    one's call was doing is lost), and return the indices of the workers now free."""
     if timeout is None:
         ready = list(pending)
     else:
         ready = ray.wait(list(pending), num_returns=1, timeout=timeout)[0] if pending else []
     free = []
     for ref in ready:
-        free.append(pending.pop(ref))
-        if _add_report(ref, totals, monitor) is None:
-            faults[key] += 1
+        i = pending.pop(ref)
+        free.append(i)
+        out = _add_report(ref, totals, monitor)
+        _count_restart(pids, i, out and out["pid"], faults, key)
     return free
 
 
@@ -175,6 +208,26 @@ def _poll_eval(ref: Any, evaluations: list[dict], monitor: Monitor) -> Any:
     return None
 
 
+class ReplayShard(ReplayTable):
+    """A replay shard in its own process. With replay.checkpoint on, one that Ray restarts (or one
+    started for --resume) reloads its slice of the newest checkpoint's replay set instead of
+    starting empty, so the learner's pause is a reload, not a refill."""
+
+    def __init__(self, capacity: int, sampler: Any, remover: Any, seed: int, compress: tuple, index: int = 0,
+                 run_dir: str | None = None):
+        # Copies: Ray hands the arrays inside constructor arguments over read-only, and the FIFO
+        # remover writes into its preallocated queue (the first trim past capacity would fail).
+        super().__init__(capacity, copy.deepcopy(sampler), copy.deepcopy(remover), seed, compress)
+        self.restored_from = None
+        saved = replay_set(Path(run_dir)) if run_dir else {}
+        if index in saved:
+            self.__dict__.update(ReplayTable.restore(saved[index]).__dict__)
+            self.restored_from = str(saved[index])
+
+    def restored(self) -> dict:
+        return {"path": self.restored_from, "size": len(self), "pid": os.getpid()}
+
+
 class ActorWorker:
     """An Ape-X actor in its own process. Reports progress as deltas per call, so frames from a
     call that completed are counted even if the process dies later."""
@@ -183,13 +236,15 @@ class ActorWorker:
         cfg = C.from_dict(cfg_dict)
         torch.set_num_threads(1)
         self.arch = make_architecture(cfg)  # Ape-X or Ape-X DPG
-        sink = _BoundedSink(_sharded(cfg, shards), cfg.ray.max_inflight_adds)
+        sink = _BoundedSink(_sharded(cfg, shards), cfg.ray.max_inflight_adds,
+                            frame_fields(cfg.replay.compress, self.arch.obs_shape))
         self.actor = self.arch.make_actor(index, sink=sink, source=_LearnerParams(learner))
         self._deltas = _Deltas(self.actor.counters())
 
     def run(self, steps: int) -> dict:
         self.actor.run(steps)
-        return {"counters": self._deltas(self.actor.counters()), "returns": self.actor.drain_returns()}
+        return {"counters": self._deltas(self.actor.counters()), "returns": self.actor.drain_returns(),
+                "pid": os.getpid()}
 
     def pid(self) -> int:
         return os.getpid()
@@ -206,10 +261,12 @@ class LearnerWorker:
             torch.set_num_threads(os.cpu_count() or 1)  # Ray sets 1 thread per 1-CPU worker; a CNN learner wants more
         self.run_dir = Path(run_dir)
         self.learner = self.arch.make_learner(device)
+        self.shards = shards
         self.replay = _sharded(cfg, shards)
         # A restarted learner (or --resume) continues from the newest checkpoint of this run.
         data = self.arch.restore(self.run_dir, self.learner, required=False)
         self.resumed_from = data["path"] if data else None
+        self.restored_digest = state_digest(self.learner.state_dict()) if data else None
         self.progress = dict(data["counters"]) if data else {}
         self.returns = list(data["returns"]) if data else []
         self.replay_waits = 0
@@ -226,7 +283,9 @@ class LearnerWorker:
         return self._params
 
     def restored(self) -> dict:
-        return {"path": self.resumed_from, "counters": self.progress, "returns": self.returns}
+        """What this incarnation loaded, with a digest of its state right after loading."""
+        return {"path": self.resumed_from, "counters": self.progress, "returns": self.returns,
+                "digest": self.restored_digest, "pid": os.getpid()}
 
     def counters(self) -> dict:
         return {**self.learner.counters(), "replay_waits": self.replay_waits,
@@ -238,6 +297,12 @@ class LearnerWorker:
 
     def checkpoint(self) -> str:
         with self._lock:
+            if self.cfg.replay.checkpoint:  # the replay set first: a checkpoint that exists has its set
+                step = self.learner.updates
+                try:
+                    ray.get([s.save.remote(str(replay_path(self.run_dir, step, i))) for i, s in enumerate(self.shards)])
+                except RayActorError:
+                    pass  # a shard is restarting: this checkpoint goes without a replay set
             return str(self.arch.save(self.run_dir, self.learner, self.progress, self.returns))
 
     def stop(self) -> None:
@@ -315,9 +380,11 @@ class ShardWorker(ParamShard):
         self.restored_from = data["path"] if data else None
         if data:
             self.load_state_dict(data["ps"][index])
+        self.restored_digest = state_digest(self.state_dict()) if data else None
 
-    def restored(self) -> str | None:
-        return self.restored_from
+    def restored(self) -> dict:
+        """The checkpoint this incarnation loaded its slice from, and a digest of its state then."""
+        return {"path": self.restored_from, "digest": self.restored_digest, "pid": os.getpid()}
 
 
 class EvaluatorWorker:
@@ -353,21 +420,36 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
             ray.shutdown()
 
 
+def _actor_placement(node_ip: str) -> dict:
+    """Soft node affinity: the actors start on the node at `node_ip`, and Ray restarts them on another
+    node once that one is gone (the placement a cluster of CPU actor hosts wants)."""
+    if not node_ip:
+        return {}
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    alive = {n["NodeManagerAddress"]: n["NodeID"] for n in ray.nodes() if n["Alive"]}
+    if node_ip not in alive:
+        raise ConfigError(f"ray.actor_node={node_ip!r}: no live node of this Ray cluster has that address "
+                          f"(its nodes: {', '.join(sorted(alive))}); give one of those, or leave it empty")
+    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(alive[node_ip], soft=True)}
+
+
 def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor: Monitor,
            hook: Callable[[dict], None] | None) -> dict[str, Any]:
+    placement = _actor_placement(cfg.ray.actor_node)  # before anything starts: a wrong address fails first
     r = cfg.replay
-    compress = ("obs", "next_obs") if r.compress and len(arch.obs_shape) == 3 else ()
+    compress = frame_fields(r.compress, arch.obs_shape)
     per_shard = -(-r.capacity // r.shards)
-    shard_cls = ray.remote(ReplayTable).options(num_cpus=1, **_RESTART)
+    shard_cls = ray.remote(ReplayShard).options(num_cpus=1, **_RESTART)
+    saved = str(run_dir.resolve()) if r.checkpoint else None
     shards = [shard_cls.remote(per_shard, PrioritizedSampler(r.alpha, r.beta), arch.replay_remover(), cfg.seed + i,
-                               compress) for i in range(r.shards)]
+                               compress, i, saved) for i in range(r.shards)]
     gpus, device = _learner_resources(cfg)
     learner = ray.remote(LearnerWorker).options(num_cpus=1, num_gpus=gpus, max_concurrency=4, **_RESTART) \
         .remote(cfg_dict, shards, str(run_dir.resolve()), device)
     restored = ray.get(learner.restored.remote())
     base = {k: int(v) for k, v in restored["counters"].items()}
     monitor.add_returns(restored["returns"])
-    actor_cls = ray.remote(ActorWorker).options(num_cpus=1, **_RESTART)
+    actor_cls = ray.remote(ActorWorker).options(num_cpus=1, **_RESTART, **placement)
     actors = [actor_cls.remote(cfg_dict, i, shards, learner) for i in range(cfg.actors)]
     evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(cfg_dict) \
         if cfg.eval_every or cfg.eval_episodes else None
@@ -376,16 +458,20 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     totals = {"frames": base.get("frames", 0), "episodes": base.get("episodes", 0),
               "param_pulls": base.get("param_pulls", 0), "steps": 0, "transitions_sent": 0}
     faults = {"actor_restarts": 0, "learner_restarts": 0}
-    train_ref = learner.train.remote()
+    pids: dict[int, int] = {}
+    waits = {"base": 0, "last": 0}  # the learner's replay_waits, summed over its incarnations
+    training, probe, learner_pid = learner.train.remote(), None, {}
     pending = {actors[i].run.remote(cfg.ray.steps_per_call): i for i in range(cfg.actors)}
     evaluations: list[dict] = []
     eval_ref, next_eval = None, cfg.eval_every
     last_counters: dict[str, float] = {}
     last_log = time.perf_counter()
-    state = {"actors": actors, "shards": shards, "learner": learner, "evaluator": evaluator,
-             "totals": totals, "faults": faults}
+    state = {"actors": actors, "replay": shards, "learner": learner, "evaluator": evaluator,
+             "totals": totals, "faults": faults, "run_dir": run_dir}
 
     def counters() -> dict[str, float]:
+        _sync_restarts(faults, "actor_restarts", actors)
+        _sync_restarts(faults, "learner_restarts", [learner])
         c = {f"actors/{k}": v for k, v in totals.items()}
         try:
             c.update({f"replay/{k}": v for k, v in replay.stats().items()})
@@ -414,23 +500,33 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
         return totals["transitions_sent"] <= cfg.replay.min_size + samples / spi + slack
 
     def gauges(c: dict[str, float]) -> dict[str, float]:
+        now = int(c.get("learner/replay_waits", 0))
+        if now < waits["last"]:  # a restarted learner counts from zero again
+            waits["base"] += waits["last"]
+        waits["last"] = now
         return {"replay_size": c.get("replay/size", 0), "actor_restarts": faults["actor_restarts"],
-                "learner_restarts": faults["learner_restarts"], "replay_waits": c.get("learner/replay_waits", 0)}
+                "learner_restarts": faults["learner_restarts"], "replay_waits": waits["base"] + now}
 
     monitor.start(counters())
     while totals["frames"] < cfg.max_frames:
-        parked += _collect(pending, totals, monitor, faults, "actor_restarts")  # a dead one's unsent data is lost
+        parked += _collect(pending, totals, monitor, faults, "actor_restarts", pids)  # a dead one's unsent data is lost
         while parked and may_act():
             i = parked.pop(0)
             pending[actors[i].run.remote(cfg.ray.steps_per_call)] = i
         if parked and not pending:
             time.sleep(0.005)
-        if ray.wait([train_ref], timeout=0)[0]:
+        if training is not None and ray.wait([training], timeout=0)[0]:
             try:
-                ray.get(train_ref)
+                ray.get(training)
+            except RayActorError:  # Ray restarts it from its newest checkpoint: one death, counted once
+                _count_restart(learner_pid, 0, None, faults, "learner_restarts")
+            training, probe = None, learner.pid.remote()  # training is asked for again once it answers
+        if probe is not None and ray.wait([probe], timeout=0)[0]:
+            try:
+                _count_restart(learner_pid, 0, ray.get(probe), faults, "learner_restarts")
+                training, probe = learner.train.remote(), None
             except RayActorError:
-                faults["learner_restarts"] += 1  # restarted by Ray from its latest checkpoint
-            train_ref = learner.train.remote()
+                probe = learner.pid.remote()  # still restarting
         eval_ref = _poll_eval(eval_ref, evaluations, monitor)
         if time.perf_counter() - last_log >= cfg.log_every_s:
             last_log = time.perf_counter()
@@ -445,8 +541,12 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
         if hook is not None:
             hook(state)
 
-    ray.get(learner.stop.remote())
-    updates = ray.get(train_ref)
+    def wait() -> None:
+        time.sleep(0.2)
+
+    _retry(lambda: ray.get(learner.stop.remote()), wait)
+    updates = ray.get(training) if training is not None else \
+        _retry(lambda: ray.get(learner.counters.remote())["updates"], wait)
     ray.get(learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
                                          list(monitor.returns)))
     ray.get(learner.checkpoint.remote())

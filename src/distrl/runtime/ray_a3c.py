@@ -23,7 +23,7 @@ from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.components.monitor import Monitor
 from distrl.components.param_server import ShardedParameterServer
 from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _call, _collect, _Deltas, _numpy,
-                                _poll_eval, _retry, connect)
+                                _poll_eval, _retry, _sync_restarts, connect)
 
 
 class WorkerActor:
@@ -51,7 +51,8 @@ class WorkerActor:
             self.worker.run(steps, global_frames)
         except RayActorError:
             self._waited()  # a shard is restarting: report what was done, try again next call
-        return {"counters": self._deltas(self.worker.counters()), "returns": self.worker.drain_returns()}
+        return {"counters": self._deltas(self.worker.counters()), "returns": self.worker.drain_returns(),
+                "pid": os.getpid()}
 
     def pid(self) -> int:
         return os.getpid()
@@ -95,11 +96,14 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
     if data:
         monitor.add_returns(list(data["returns"]))
     faults = {"worker_restarts": 0}
+    pids: dict[int, int] = {}
     last: dict[str, float] = {}
-    state = {"workers": workers, "shards": shards, "totals": totals, "faults": faults}
+    state = {"workers": workers, "ps": shards or [], "totals": totals, "faults": faults,
+             "run_dir": run_dir}
 
     def counters() -> dict[str, float]:
         nonlocal last
+        _sync_restarts(faults, "worker_restarts", workers)
         try:
             last = a3c_counters(totals, store.counters())
         except (RayActorError, GetTimeoutError):
@@ -117,7 +121,7 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
     next_checkpoint = totals.get("updates", 0) + cfg.checkpoint_every
     last_log = time.perf_counter()
     while totals.get("frames", 0) < cfg.max_frames:
-        for i in _collect(pending, totals, monitor, faults, "worker_restarts"):  # a restarted one re-attaches
+        for i in _collect(pending, totals, monitor, faults, "worker_restarts", pids):  # a restarted one re-attaches
             pending[workers[i].run.remote(steps, totals.get("frames", 0))] = i
         eval_ref = _poll_eval(eval_ref, evaluations, monitor)
         try:
@@ -134,7 +138,7 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
             pass  # a shard is restarting: try again at the next tick
         if hook is not None:
             hook(state)
-    _collect(pending, totals, monitor, faults, "worker_restarts", timeout=None)
+    _collect(pending, totals, monitor, faults, "worker_restarts", pids, timeout=None)
     checkpoint()
     final = monitor.log(counters(), dict(faults))
     evaluation = ray.get(evaluator.evaluate.remote(_numpy(arch.params(store.pull()[0])), totals.get("updates", 0))) \

@@ -29,7 +29,7 @@ from distrl.components.monitor import Monitor
 from distrl.components.param_server import ShardedParameterServer
 from distrl.components.sync_chief import SyncChief
 from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _call, _collect, _Deltas, _numpy,
-                                _poll_eval, _retry, connect)
+                                _poll_eval, _retry, _sync_restarts, connect)
 
 
 class ChiefActor:
@@ -47,13 +47,17 @@ class ChiefActor:
 
     async def _open(self) -> None:
         versions = await asyncio.gather(*[shard.counters.remote() for shard in self.ps.shards])
-        self.chief = SyncChief(self.workers, self.fraction, round=min(v["version"] for v in versions))
+        # max: a shard restored from a checkpoint lags the others by the rounds it lost
+        self.chief = SyncChief(self.workers, self.fraction, round=max(v["version"] for v in versions))
 
     async def push(self, grad: np.ndarray, round: int, worker: int) -> int:
         """Returns the round now open, once the pushed-for round is applied (at once if late)."""
         if self.chief is None:
             self._opening = self._opening or asyncio.ensure_future(self._open())
             await self._opening
+        if round > self.chief.round:  # numbered by the chief before a restart that reopened lower
+            self.chief.dropped_late += 1
+            return self.chief.round
         mean = self.chief.push(grad, round, worker)
         if mean is not None:
             self._applying = round
@@ -90,6 +94,9 @@ class BA3CWorkerActor:
         self.worker = arch.make_worker(index)
         self.waits = 0
         self._pull()
+        # The round a gradient is for: the chief's reply to the last push. Not the shard versions: a
+        # shard restored from a checkpoint lags, and every gradient labelled by it would be late.
+        self.round = int(self.versions.max())
         self._deltas = _Deltas(self.worker.counters())
 
     def _waited(self) -> None:
@@ -107,7 +114,7 @@ class BA3CWorkerActor:
                 if self.delay_s:
                     time.sleep(self.delay_s)
                 if self.sync:
-                    ray.get(self.chief.push.remote(grad, int(self.versions.min()), self.index))
+                    self.round = ray.get(self.chief.push.remote(grad, self.round, self.index))
                     self._pull()
                 else:
                     flat, self.versions = self.ps.push_pull(grad, self.versions)
@@ -115,7 +122,9 @@ class BA3CWorkerActor:
         except RayActorError:
             self._waited()  # the chief or a shard is restarting: pull again and go on next call
             self._pull()
-        return {"counters": self._deltas(self.worker.counters()), "returns": self.worker.drain_returns()}
+            self.round = int(self.versions.max())
+        return {"counters": self._deltas(self.worker.counters()), "returns": self.worker.drain_returns(),
+                "pid": os.getpid()}
 
     def pid(self) -> int:
         return os.getpid()
@@ -134,6 +143,11 @@ def start_ba3c(arch: BA3C, run_dir: Path, delays: list[float] | None = None) -> 
     workers = [worker_cls.remote(cfg_dict, i, shards, chief, (delays or [0.0] * cfg.actors)[i])
                for i in range(cfg.actors)]
     return shards, chief, workers
+
+
+def _rounds(ps: ShardedParameterServer) -> int:
+    """Rounds applied: the furthest shard's version (a shard restored from a checkpoint lags)."""
+    return ps.counters()["max_version"]
 
 
 def run_ba3c(arch: BA3C, run_dir: Path, monitor: Monitor, resume: bool = False,
@@ -157,10 +171,12 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
     if data:
         monitor.add_returns(list(data["returns"]))
     faults = {"worker_restarts": 0}
+    pids: dict[int, int] = {}
     chief_state = {"dropped_late": 0, "waits": []}
     dropped_base = totals.pop("dropped_late", 0)
-    rounds = ps.updates()
-    state = {"workers": workers, "shards": shards, "chief": chief, "totals": totals, "faults": faults}
+    rounds = _rounds(ps)
+    state = {"workers": workers, "ps": shards, "chief": chief, "totals": totals, "faults": faults,
+             "run_dir": run_dir}
 
     def poll_chief() -> None:
         if chief is None:
@@ -174,6 +190,7 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
 
     def log() -> dict[str, float]:
         poll_chief()
+        _sync_restarts(faults, "worker_restarts", workers)
         row = monitor.log(ba3c_counters(totals, rounds),
                           {**round_gauges(chief_state["waits"], dropped_base + chief_state["dropped_late"]), **faults})
         chief_state["waits"] = []
@@ -191,11 +208,11 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
     next_checkpoint = rounds + cfg.checkpoint_every
     last_log = time.perf_counter()
     while totals.get("frames", 0) < cfg.max_frames:
-        for i in _collect(pending, totals, monitor, faults, "worker_restarts"):
+        for i in _collect(pending, totals, monitor, faults, "worker_restarts", pids):
             pending[workers[i].run.remote(calls)] = i
         eval_ref = _poll_eval(eval_ref, evaluations, monitor)
         try:
-            rounds = ps.updates()
+            rounds = _rounds(ps)
             if rounds >= next_checkpoint:
                 checkpoint()
                 next_checkpoint = rounds + cfg.checkpoint_every
@@ -211,9 +228,9 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
             hook(state)
     if chief is not None:
         _retry(lambda: ray.get(chief.release.remote()), lambda: time.sleep(0.2))
-    _collect(pending, totals, monitor, faults, "worker_restarts", timeout=None)
+    _collect(pending, totals, monitor, faults, "worker_restarts", pids, timeout=None)
     flat, versions = ps.pull()
-    rounds = int(versions.min())
+    rounds = int(versions.max())
     final = log()
     checkpoint()
     evaluation = ray.get(evaluator.evaluate.remote(_numpy(arch.params(flat)), rounds)) if cfg.eval_episodes else None

@@ -22,10 +22,11 @@ from distrl import config as C
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.components.monitor import Monitor
 from distrl.components.param_server import ShardedParameterServer
-from distrl.replay import ReplayTable, UniformSampler
+from distrl.replay import UniformSampler
+from distrl.replay.table import frame_fields
 from distrl.replay.sharded import ShardedReplay
-from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _add_report, _BoundedSink, _call, _Deltas,
-                                _numpy, _poll_eval, _retry, connect)
+from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ReplayShard, ShardWorker, _add_report, _BoundedSink, _call,
+                                _count_restart, _Deltas, _numpy, _poll_eval, _retry, _sync_restarts, connect)
 
 _ACTOR_KEYS = ("frames", "episodes", "param_pulls")
 
@@ -44,7 +45,7 @@ class BundleWorker:
         else:
             self.local_replay = None
             replay = ShardedReplay([global_replay], UniformSampler(), seed=cfg.seed + index, call=_call, gather=ray.get)
-            sink = _BoundedSink(replay, 8)
+            sink = _BoundedSink(replay, 8, frame_fields(cfg.replay.compress, arch.obs_shape))
         self.ps_waits = 0
         self.bundle = _retry(lambda: arch.make_bundle(index, ps, replay, sink), self._waited)
         self._deltas = _Deltas(self.bundle.counters())
@@ -62,6 +63,7 @@ class BundleWorker:
                 self._waited()
                 break
         return {"counters": self._deltas(self.bundle.counters()), "returns": self.bundle.actor.drain_returns(), "ps_waits": self.ps_waits,
+                "pid": os.getpid(),
                 "replay": self.local_replay.stats() if self.local_replay is not None else None}
 
     def pid(self) -> int:
@@ -91,7 +93,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     ps = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
     global_replay = None
     if cfg.replay.mode == "global":
-        global_replay = ray.remote(ReplayTable).options(num_cpus=1, **_RESTART).remote(*arch.replay_args(0))
+        global_replay = ray.remote(ReplayShard).options(num_cpus=1, **_RESTART).remote(*arch.replay_args(0))
     bundle_cls = ray.remote(BundleWorker).options(num_cpus=1, **_RESTART)
     bundles = [bundle_cls.remote(cfg_dict, i, shards, global_replay) for i in range(cfg.actors)]
     evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(cfg_dict) \
@@ -101,11 +103,13 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     if restored:
         monitor.add_returns(list(restored["returns"]))
     faults = {"bundle_restarts": 0, "ps_restarts": 0, "ps_waits": 0}
+    pids: dict[int, int] = {}
     bundle_replays: dict[int, dict] = {}
     ps_waits: dict[int, int] = {}
     shard_pids = ray.get([s.pid.remote() for s in shards])
     last_counters: dict[str, float] = {}
-    state = {"bundles": bundles, "shards": shards, "evaluator": evaluator, "totals": totals, "faults": faults}
+    state = {"bundles": bundles, "ps": shards, "replay": [global_replay] if global_replay else [],
+             "evaluator": evaluator, "totals": totals, "faults": faults, "run_dir": run_dir}
 
     def replay_stats() -> list[dict]:
         if global_replay is not None:
@@ -113,6 +117,8 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
         return list(bundle_replays.values())
 
     def counters() -> dict[str, float]:
+        _sync_restarts(faults, "bundle_restarts", bundles)
+        _sync_restarts(faults, "ps_restarts", shards)
         try:
             c = gorila_counters(totals, ps.counters(), replay_stats())
         except (RayActorError, GetTimeoutError):
@@ -135,9 +141,9 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
 
     def collect(ref: Any, i: int) -> None:
         out = _add_report(ref, totals, monitor)
+        _count_restart(pids, i, out and out["pid"], faults, "bundle_restarts")
         if out is None:
-            faults["bundle_restarts"] += 1  # Ray restarts it; its replay and unsent transitions are lost
-            return
+            return  # Ray restarts it; its replay and unsent transitions are lost
         ps_waits[i] = out["ps_waits"]
         faults["ps_waits"] = sum(ps_waits.values())
         if out["replay"] is not None:

@@ -1,0 +1,321 @@
+"""Shared by the peer benchmarks: one evaluation protocol, one way to limit cores, one results format.
+
+Every contender runs in its own child process (`run_child`), so Ray instances, torch thread pools,
+allocator state and crashes never leak from one contender into the next, and a contender that
+cannot run is reported as "failed: <why>" instead of ending the benchmark."""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata as md
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+RESULTS = Path(os.environ.get("PEERS_RESULTS") or HERE / "results")  # PEERS_RESULTS: elsewhere, e.g. for trials
+LIBRARIES = ("distrl", "torch", "numpy", "gymnasium", "ale-py", "ray", "stable-baselines3", "cpprb")
+
+# Comparison 1's protocol, the same for every library.
+EVAL_EVERY_FRAMES = 5_000
+EVAL_EPISODES = 10
+SOLVED_MEAN = 475.0
+EVAL_SEED_OFFSET = 1000
+
+RESULT_PREFIX = "PEER-RESULT "
+
+
+# ------------------------------------------------------------------ cores and threads
+
+def limit_cores(cores: int) -> list[int]:
+    """Pin this process (and every process it starts: Ray's raylet and workers inherit it) to the
+    first `cores` CPUs it may use, so each contender gets the same CPUs whatever it spawns."""
+    allowed = sorted(os.sched_getaffinity(0))
+    chosen = allowed[:max(1, min(cores, len(allowed)))]
+    os.sched_setaffinity(0, chosen)
+    return chosen
+
+
+def pin_torch_threads(threads: int) -> None:
+    """The same intra-op thread count in every contender's training process (1 for the small
+    CartPole MLPs, as distrl does itself; the core count for the Atari CNN learners)."""
+    import torch
+    torch.set_num_threads(max(1, threads))
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:
+        pass  # already set once in this process
+
+
+def protect_ray() -> None:
+    """Start every local Ray (distrl's and RLlib's alike) with distrl's per-run token, before ray is imported."""
+    from distrl.runtime import protect_local_ray
+    protect_local_ray("")
+
+
+def writable_replay_shards(rt: Any) -> None:
+    """Benchmark-local workaround for a distrl bug (src/ untouched): distrl.runtime.ray builds each
+    ReplayShard's sampler and remover in the driver and passes them to the Ray actor, and Ray hands
+    numpy arrays inside actor arguments over read-only. FifoRemover writes into its preallocated
+    2x64 queue in place, so with adds of <= 64 items every add raises after storing its items
+    ("assignment destination is read-only"; the actors drop the error), the FIFO stays empty, and
+    the first trim() past replay.capacity raises RuntimeError in the learner, which ends the run.
+    This subclass copies any read-only array of the sampler and remover after construction (a no-op
+    once distrl is fixed) and says what it copied through peers_fixed()."""
+    base = rt.ReplayShard
+    if getattr(base, "peers_fixed", None):
+        return
+
+    class ReplayShard(base):
+        def __init__(self, *args: Any, **kwargs: Any):
+            super().__init__(*args, **kwargs)
+            import numpy as np
+            fixed = []
+            for label, part in (("sampler", self.sampler), ("remover", self.remover)):
+                for obj in (part, *[v for v in vars(part).values() if hasattr(v, "__dict__")]):
+                    for key, value in vars(obj).items():
+                        if isinstance(value, np.ndarray) and not value.flags.writeable:
+                            setattr(obj, key, value.copy())
+                            fixed.append(f"{label}.{type(obj).__name__}.{key}")
+            self._peers_fixed = fixed
+
+        def peers_fixed(self) -> list[str]:
+            return self._peers_fixed
+
+    ReplayShard.__qualname__ = "ReplayShard"
+    rt.ReplayShard = ReplayShard
+
+
+def replay_fix_note(shards: list) -> str:
+    """What writable_replay_shards had to copy in the run's first shard ("" when nothing)."""
+    import ray
+    try:
+        fixed = ray.get(shards[0].peers_fixed.remote(), timeout=60)
+    except Exception as exc:  # noqa: BLE001 - a note, never a failure
+        return f"unknown ({type(exc).__name__})"
+    return ", ".join(fixed)
+
+
+# ------------------------------------------------------------------ comparison 1's evaluation
+
+def greedy_returns(act: Callable[[Any], int], seed: int, episodes: int = EVAL_EPISODES) -> list[float]:
+    """`episodes` greedy episodes on a fresh CartPole-v1 env reset with seed+1000 once, so every
+    evaluation of every library starts from the same sequence of initial states for a given seed."""
+    import gymnasium
+    import numpy as np
+    env = gymnasium.make("CartPole-v1")
+    returns = []
+    try:
+        obs, _ = env.reset(seed=seed + EVAL_SEED_OFFSET)
+        for _ in range(episodes):
+            total, done = 0.0, False
+            while not done:
+                obs, reward, terminated, truncated, _ = env.step(int(act(np.asarray(obs, dtype=np.float32))))
+                total += float(reward)
+                done = terminated or truncated
+            returns.append(total)
+            obs, _ = env.reset()
+    finally:
+        env.close()
+    return returns
+
+
+class PeriodicEval:
+    """Evaluate the current greedy policy the first time the frame count reaches each multiple of
+    5,000, and remember the first evaluation whose mean is >= 475.
+
+    The clock excludes evaluation time: each library pauses its training while it evaluates (SB3
+    and RLlib by construction, distrl's driver and learner by the benchmark), so what is reported
+    is training time to the snapshot that solved. Start-up (Ray, processes) is included."""
+
+    def __init__(self, seed: int, every: int = EVAL_EVERY_FRAMES, episodes: int = EVAL_EPISODES,
+                 threshold: float = SOLVED_MEAN):
+        self.seed, self.every, self.episodes, self.threshold = seed, every, episodes, threshold
+        self.t0 = time.perf_counter()
+        self.ready_s: float | None = None
+        self.eval_s = 0.0
+        self.next = every
+        self.history: list[dict] = []
+        self.solved: dict | None = None
+
+    def ready(self) -> None:
+        """The library is built and about to train: what came before is its start-up (reported)."""
+        if self.ready_s is None:
+            self.ready_s = time.perf_counter() - self.t0
+
+    def train_s(self) -> float:
+        return time.perf_counter() - self.t0 - self.eval_s
+
+    def due(self, frames: int) -> bool:
+        return self.solved is None and frames >= self.next
+
+    def maybe_eval(self, frames: int, snapshot: Callable[[], tuple[Callable[[Any], int], dict]],
+                   resume: Callable[[], None] | None = None) -> bool:
+        """If `frames` reached the next multiple: `snapshot()` pauses training where the library
+        needs it and returns (greedy act, extra fields to record); the policy is evaluated, then
+        `resume()`. All of that is left out of the clock. True once solved."""
+        if not self.due(frames):
+            return self.solved is not None
+        wall = self.train_s()
+        t = time.perf_counter()
+        try:
+            act, extra = snapshot()
+            returns = greedy_returns(act, self.seed, self.episodes)
+        finally:
+            if resume is not None:
+                resume()
+            self.eval_s += time.perf_counter() - t
+        mean = sum(returns) / len(returns)
+        row = {"frames": int(frames), "wall_s": round(wall, 3), "mean": mean, **extra}
+        self.history.append(row)
+        while self.next <= frames:
+            self.next += self.every
+        if mean >= self.threshold and self.solved is None:
+            self.solved = row
+        return self.solved is not None
+
+    def result(self) -> dict:
+        return {"solved": self.solved is not None,
+                "frames_to_solve": self.solved["frames"] if self.solved else None,
+                "wall_s_to_solve": self.solved["wall_s"] if self.solved else None,
+                "evaluations": self.history, "eval_s_excluded": round(self.eval_s, 3),
+                "startup_s": None if self.ready_s is None else round(self.ready_s, 1)}
+
+
+# ------------------------------------------------------------------ machine and results
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _commit() -> str | None:
+    """The checkout's commit, read from .git without running git."""
+    try:
+        git = ROOT / ".git"
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head
+        ref = head[5:]
+        if (git / ref).exists():
+            return (git / ref).read_text().strip()
+        for line in (git / "packed-refs").read_text().splitlines():
+            if line.endswith(" " + ref):
+                return line.split()[0]
+    except OSError:
+        pass
+    return None
+
+
+def machine_info() -> dict:
+    versions = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = md.version(name)
+        except md.PackageNotFoundError:
+            versions[name] = None
+    return {"cpu_count": os.cpu_count(), "cpus_allowed": len(os.sched_getaffinity(0)), "cpu_model": _cpu_model(),
+            "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+            "python": platform.python_version(), "platform": platform.platform(), "versions": versions,
+            "commit": _commit()}
+
+
+def command_line() -> str:
+    """The command as a reader would type it from the repository root."""
+    script = Path(sys.argv[0]).resolve()
+    try:
+        script = script.relative_to(ROOT)
+    except ValueError:
+        pass
+    return " ".join(["bench/peers/.venv/bin/python", shlex.quote(str(script)), *map(shlex.quote, sys.argv[1:])])
+
+
+def write_results(comparison: str, rows: list[dict], settings: dict) -> Path:
+    """Append one JSON line per row to results/<comparison>.jsonl, each with this run's id,
+    settings, command, date and machine (report.py reads the latest run of each file)."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{comparison}.jsonl"
+    now = datetime.datetime.now(datetime.timezone.utc)
+    common = {"comparison": comparison, "run_id": now.strftime("%Y%m%dT%H%M%S%fZ"),
+              "date": now.isoformat(timespec="seconds"), "command": command_line(),
+              "settings": settings, "machine": machine_info()}
+    with open(path, "a") as f:
+        for row in rows:
+            f.write(json.dumps({**common, **row}, default=str) + "\n")
+    return path
+
+
+# ------------------------------------------------------------------ child processes
+
+def emit(result: dict) -> None:
+    """A child's answer: the last line of its stdout that starts with RESULT_PREFIX."""
+    sys.stdout.flush()
+    print(RESULT_PREFIX + json.dumps(result, default=str), flush=True)
+
+
+def run_child(script: Path, args: list[str], timeout_s: float, log: Path | None = None) -> dict:
+    """Run `python script args...`; its RESULT line, or {"status": "failed: ..."} with the reason
+    (the last error line, a timeout, or a missing result)."""
+    cmd = [sys.executable, str(script), *args]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=str(ROOT))
+        out, err, code = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        code = None
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(f"$ {shlex.join(cmd)}\n--- stdout\n{out}\n--- stderr\n{err}\n")
+    for line in reversed(out.splitlines()):
+        if line.startswith(RESULT_PREFIX):
+            return json.loads(line[len(RESULT_PREFIX):])
+    if code is None:
+        return {"status": f"failed: no result within the {timeout_s:.0f} s limit"}
+    import re
+    text = re.sub(r"\x1b\[[0-9;]*m", "", err + "\n" + out)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "Error" in ln or "error:" in ln or "Exception" in ln]
+    reason = (errors or lines or [f"exit status {code}"])[-1]
+    return {"status": f"failed: {reason[:300]}"}
+
+
+def guarded(fn: Callable[[], dict]) -> None:
+    """Child entry: emit fn()'s result, or the exception as a failure, never a traceback alone."""
+    try:
+        result = fn()
+        result.setdefault("status", "ok")
+    except Exception as exc:  # a contender that cannot run is reported, not fatal
+        import traceback
+        traceback.print_exc()
+        result = {"status": f"failed: {reason(exc)}"}
+    emit(result)
+
+
+def reason(exc: BaseException) -> str:
+    """One line saying why: the last line of the message (a Ray task error ends with its cause),
+    without terminal colour codes."""
+    import re
+    lines = [ln.strip() for ln in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).splitlines() if ln.strip()]
+    last = lines[-1] if lines else ""
+    return (last if ":" in last and "Error" in last.split(":")[0] else f"{type(exc).__name__}: {last}")[:300]
+
+
+def fmt(x: Any, digits: int = 0) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:,.{digits}f}"
+    return f"{x:,}" if isinstance(x, int) else str(x)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One interpreter for every contender of the peer benchmarks: bench/peers/.venv holds distrl
+# (editable, from this checkout) beside stable-baselines3, RLlib and cpprb, all pinned, so each
+# comparison runs the same torch, gymnasium, ale-py and numpy builds.
+#
+# Idempotent: skips when .venv/.installed-peers holds exactly the pins below (change a pin and it
+# reinstalls into the same venv). PYTHON=python3.11 bash bench/peers/setup.sh picks the interpreter.
+set -euo pipefail
+
+# Pins. torch, ray, ale-py and numpy are those of the project's own .venv (pip freeze there);
+# gymnasium is 1.2.2, not the project's 1.4.0, because ray[rllib]==2.60.0 pins gymnasium==1.2.2
+# exactly; every contender, distrl included, runs on it here. stable-baselines3 and cpprb are the
+# newest on PyPI, and both install beside the rest.
+PINS=(
+  "torch==2.13.0"              # first and alone: this pin resolves to the CPU wheel here; a bare
+                               # `torch` pulled in by another package would fetch a multi-GB CUDA build
+  "numpy==2.4.6"
+  "gymnasium==1.2.2"           # ray[rllib]==2.60.0 requires exactly this
+  "ale-py==0.12.1"
+  "ray[rllib]==2.60.0"
+  "stable-baselines3==2.9.2"
+  "cpprb==11.0.0"
+  "psutil==7.2.2"              # RSS for the memory comparison
+)
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+VENV="$HERE/.venv"
+MARKER="$VENV/.installed-peers"
+PYTHON="${PYTHON:-python3}"
+WANT="$(printf '%s\n' "${PINS[@]}" "distrl -e $ROOT")"
+
+if [[ -f "$MARKER" && "$(cat "$MARKER")" == "$WANT" ]]; then
+  echo "bench/peers/.venv is up to date ($MARKER)"
+  exit 0
+fi
+
+[[ -x "$VENV/bin/python" ]] || "$PYTHON" -m venv "$VENV"
+PIP=("$VENV/bin/python" -m pip install --disable-pip-version-check --quiet)
+"${PIP[@]}" --upgrade pip
+"${PIP[@]}" "${PINS[0]}"
+# Everything else in one resolve, with torch held at the CPU build just installed.
+"${PIP[@]}" "${PINS[@]}"
+"${PIP[@]}" -e "$ROOT"
+"$VENV/bin/python" - <<'EOF'
+import importlib.metadata as md
+import torch
+assert not torch.version.cuda, f"torch {torch.__version__} is a CUDA build; reinstall torch==2.13.0 first"
+for name in ("distrl", "torch", "numpy", "gymnasium", "ale-py", "ray", "stable-baselines3", "cpprb"):
+    print(f"  {name} {md.version(name)}")
+EOF
+printf '%s\n' "$WANT" > "$MARKER"
+echo "bench/peers/.venv ready"

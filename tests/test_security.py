@@ -1,0 +1,47 @@
+"""Security defaults of a local Ray that distrl starts: no dashboard, and a per-run token that every
+port Ray opens demands (Ray 2.60 binds its gRPC servers to every interface whatever node address it
+is given, so loopback-only is not on offer; RELIABILITY.md shows the `ss -ltn` listing)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("ray")
+
+OWNER = """
+import sys, time
+from distrl.runtime import protect_local_ray
+assert protect_local_ray("")  # what `distrl train --runtime ray` does before importing Ray
+import ray
+from distrl.runtime.ray import connect
+connect("", 1)
+print(ray.get_runtime_context().gcs_address, flush=True)
+import urllib.request
+try:
+    urllib.request.urlopen("http://127.0.0.1:8265", timeout=2)
+    print("dashboard: up", flush=True)
+except OSError:
+    print("dashboard: off", flush=True)
+time.sleep(120)
+"""
+
+OUTSIDER = "import sys, ray; ray.init(address=sys.argv[1], logging_level='ERROR'); print('JOINED')"
+
+
+@pytest.mark.slow
+def test_a_process_without_the_runs_token_cannot_join_its_ray():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        address = owner.stdout.readline().strip()
+        assert address.rpartition(":")[2].isdigit(), address
+        assert owner.stdout.readline().strip() == "dashboard: off"
+        outsider = subprocess.run([sys.executable, "-c", OUTSIDER, address], env=env, capture_output=True,
+                                  text=True, timeout=180)
+    finally:
+        owner.kill()
+        owner.wait()
+    assert outsider.returncode != 0 and "JOINED" not in outsider.stdout
+    assert "token" in outsider.stderr.lower()  # refused for want of the token, not for a typo
