@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install --quiet --disable-pip-version-check
 PYTHON ?= python3
 
-.PHONY: run test test-fast test-all bench clean
+.PHONY: run test test-fast test-all test-chaos bench clean
 
 # torch==2.13.0 first: it is the CPU wheel; letting pip resolve a bare `torch` pulls a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml
@@ -22,15 +22,20 @@ run: $(VENV)/.installed
 	$(VENV)/bin/distrl train apex --env CartPole-v1 --runtime inline --max-frames 60000 --seed 1 \
 		--run-dir runs/quickstart --overwrite
 
-# Everything but the learning runs on ray, whose outcome varies run to run (see test-all).
+# Everything but the learning runs on ray, whose outcome varies run to run, and the three longest
+# chaos cases (see test-all, test-chaos).
 test: $(VENV)/.installed-test
-	$(VENV)/bin/pytest -m "not nondeterministic"
+	$(VENV)/bin/pytest -m "not nondeterministic and not long"
 
 test-all: $(VENV)/.installed-test
 	$(VENV)/bin/pytest
 
 test-fast: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -m "not slow and not nondeterministic"
+
+# Every architecture's chaos run (about 40 min on 2 cores).
+test-chaos: $(VENV)/.installed-test
+	$(VENV)/bin/pytest tests/chaos
 
 bench: $(VENV)/.installed
 	$(PY) bench/replay.py

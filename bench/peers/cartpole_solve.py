@@ -48,16 +48,16 @@ DISTRL = ("distrl-apex", "distrl-apex-inline", "distrl-gorila")
 HYPERPARAMS = {
     "distrl-apex": {
         "source": "distrl preset apex-cartpole (src/distrl/config.py), actors=2, runtime=ray",
-        "actors": 2, "replay": "prioritized, capacity 100k, alpha 0.6, beta 0.4, min_size 1000",
+        "actors": 2, "replay": "prioritized, capacity 20k, alpha 0.6, beta 0.4, min_size 1000",
         "n_step": 3, "double_q": True, "dueling": True, "net": "MLP 128,128", "batch_size": 64,
-        "optimizer": "Adam 1e-3", "loss": "huber", "target_update": "100 updates",
+        "optimizer": "Adam 1e-3", "loss": "huber", "target_update": "50 updates",
         "exploration": "Ape-X per-actor epsilon 0.4^(1+7i/(N-1))", "samples_per_insert": 16,
     },
     "distrl-apex-inline": {
         "source": "distrl preset apex-cartpole (src/distrl/config.py), actors=2, runtime=inline (the embedded "
                   "default: every component in one process, stepped in turn)",
         "actors": 2, "replay": "as distrl-apex", "n_step": 3, "double_q": True, "dueling": True,
-        "net": "MLP 128,128", "batch_size": 64, "optimizer": "Adam 1e-3", "target_update": "100 updates",
+        "net": "MLP 128,128", "batch_size": 64, "optimizer": "Adam 1e-3", "target_update": "50 updates",
         "per_round": "each actor 4 steps, then 4 updates (32 samples per insert)",
     },
     "distrl-gorila": {
