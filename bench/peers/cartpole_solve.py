@@ -25,7 +25,6 @@ same --cores CPUs. Prints figures only and asserts nothing about times.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import shutil
@@ -375,9 +374,7 @@ def main() -> None:
     settings = {"env": ENV_ID, "seeds": args.seeds, "max_frames": args.max_frames, "cores": args.cores,
                 "smoke": args.smoke, "protocol": f"{K.EVAL_EPISODES} greedy episodes every {K.EVAL_EVERY_FRAMES} "
                 f"frames on CartPole-v1 reset with seed+{K.EVAL_SEED_OFFSET}; solved at mean >= {args.solved_mean}"}
-    if not args.no_write:
-        print(f"\nwrote {K.write_results('cartpole', rows, settings)}")
-    print(json.dumps(summarize(rows)))
+    K.finish("cartpole", rows, settings, not args.no_write, summarize(rows))
 
 
 if __name__ == "__main__":

@@ -257,6 +257,18 @@ def write_results(comparison: str, rows: list[dict], settings: dict) -> Path:
     return path
 
 
+def figures(rows: list[dict], *keys: str) -> dict:
+    """Each contender's `keys`, for the one-line summary a comparison ends with."""
+    return {r["contender"]: {k: r.get(k) for k in keys} for r in rows}
+
+
+def finish(comparison: str, rows: list[dict], settings: dict, write: bool, summary: dict) -> None:
+    """A comparison's last step: append its rows to results/ (unless --no-write), print `summary` as JSON."""
+    if write:
+        print(f"\nwrote {write_results(comparison, rows, settings)}")
+    print(json.dumps(summary, default=str))
+
+
 # ------------------------------------------------------------------ child processes
 
 def emit(result: dict) -> None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import sys
 import tempfile
@@ -206,10 +205,8 @@ def main() -> None:
     settings = {"transitions": args.transitions, "distinct": args.distinct, "quick": args.quick, "cores": args.cores,
                 "target_bytes": TARGET_BYTES, "item": "obs and next_obs 4x84x84 uint8 (real Pong), action, reward, "
                 "discount/done"}
-    if not args.no_write:
-        print(f"\nwrote {K.write_results('memory', rows, settings)}")
-    print(json.dumps({r["contender"]: {k: r.get(k) for k in ("status", "rss_per_transition", "arrays_per_transition")}
-                      for r in rows}, default=str))
+    K.finish("memory", rows, settings, not args.no_write,
+             K.figures(rows, "status", "rss_per_transition", "arrays_per_transition"))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import shutil
 import sys
@@ -353,10 +352,8 @@ def main() -> None:
     settings = {"env": ENV_ID, "minutes": args.minutes, "cores": args.cores, "seed": args.seed,
                 "learning_starts": args.learning_starts, "capacity": args.capacity, "distrl_batch": args.distrl_batch,
                 "frames": f"emulator frames, {FRAME_SKIP} per agent step", "smoke": args.smoke}
-    if not args.no_write:
-        print(f"\nwrote {K.write_results('pong', rows, settings)}")
-    print(json.dumps({r["contender"]: {k: r.get(k) for k in ("status", "env_frames_per_s", "learner_updates_per_s")}
-                      for r in rows}, default=str))
+    K.finish("pong", rows, settings, not args.no_write,
+             K.figures(rows, "status", "env_frames_per_s", "learner_updates_per_s"))
 
 
 if __name__ == "__main__":

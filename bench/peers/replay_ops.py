@@ -36,7 +36,6 @@ Prints figures only and asserts nothing about times.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -293,10 +292,8 @@ def main() -> None:
                 "pong_frames": args.pong_frames, "cores": args.cores, "add": ADD, "sample": SAMPLE,
                 "alpha": ALPHA, "beta": BETA, "inflight_adds": INFLIGHT, "quick": args.quick,
                 "items_kind": "CartPole-sized (48 B) for the index operations; Atari stacks for distrl-ray's inserts"}
-    if not args.no_write:
-        print(f"\nwrote {K.write_results('replay', rows, settings)}")
-    print(json.dumps({r["contender"]: {k: r.get(k) for k in ("status", "adds_per_s", "sample_update_rounds_per_s",
-                                                            "atari_inserts_per_s")} for r in rows}, default=str))
+    K.finish("replay", rows, settings, not args.no_write,
+             K.figures(rows, "status", "adds_per_s", "sample_update_rounds_per_s", "atari_inserts_per_s"))
 
 
 if __name__ == "__main__":
