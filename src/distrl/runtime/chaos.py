@@ -17,6 +17,7 @@ import os
 import random
 import signal
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -137,8 +138,5 @@ class Chaos:
 
     # ---- what happened -----------------------------------------------------------------------
     def report(self) -> dict:
-        by_kind: dict[str, int] = {}
-        for k in self.kills:
-            by_kind[k["kind"]] = by_kind.get(k["kind"], 0) + 1
-        return {"every_s": self.every_s, "kills": by_kind, "events": self.kills, "restores": self.restores,
-                "pending_restore_check": self._verify is not None}
+        return {"every_s": self.every_s, "kills": dict(Counter(k["kind"] for k in self.kills)), "events": self.kills,
+                "restores": self.restores, "pending_restore_check": self._verify is not None}
