@@ -21,6 +21,8 @@ PINS=(
   "stable-baselines3==2.9.2"
   "cpprb==11.0.0"
   "psutil==7.2.2"              # RSS for the memory comparison
+  "minatar==1.0.15"            # MinAtar comparison. GPL-3.0: installed only in this benchmark venv;
+                               # distrl itself keeps it an optional extra (distrl[minatar])
 )
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -46,7 +48,7 @@ PIP=("$VENV/bin/python" -m pip install --disable-pip-version-check --quiet)
 import importlib.metadata as md
 import torch
 assert not torch.version.cuda, f"torch {torch.__version__} is a CUDA build; reinstall torch==2.13.0 first"
-for name in ("distrl", "torch", "numpy", "gymnasium", "ale-py", "ray", "stable-baselines3", "cpprb"):
+for name in ("distrl", "torch", "numpy", "gymnasium", "ale-py", "ray", "stable-baselines3", "cpprb", "minatar"):
     print(f"  {name} {md.version(name)}")
 EOF
 printf '%s\n' "$WANT" > "$MARKER"

@@ -34,26 +34,57 @@ def read_run(run_dir: Path) -> tuple[str, dict[str, np.ndarray]]:
     return label, columns
 
 
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")  # files only: no display here or on CI
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def draw_returns(ax, label: str, runs: list[dict[str, np.ndarray]], x: str,
+                 y: str = "episode_return_mean") -> None:
+    """One config's curve on `ax`: the mean over its runs (seeds) and, with several, a min-max band."""
+    top = min(r[x][-1] for r in runs)  # the range every seed covers
+    grid = np.linspace(0, top, 200)
+    curves = np.array([np.interp(grid, r[x], r[y]) for r in runs])
+    line, = ax.plot(grid, np.nanmean(curves, axis=0), label=f"{label} ({len(runs)} run{'s' * (len(runs) > 1)})")
+    if len(runs) > 1:
+        ax.fill_between(grid, np.nanmin(curves, axis=0), np.nanmax(curves, axis=0), color=line.get_color(), alpha=0.2)
+
+
+def plot_comparison(curves: dict[str, list[dict[str, np.ndarray]]], out: Path, title: str = "",
+                    y: str = "episode_return_mean", xs: tuple[str, ...] = ("wall_s", "frames")) -> Path:
+    """Contenders side by side (distrl's and other libraries'), return against each of `xs`: one panel
+    per axis, one curve per contender (`curves[label]`: its runs, columns as arrays, NaN-free in x)."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(xs), figsize=(7 * len(xs), 5))
+    for ax, x in zip(np.atleast_1d(axes), xs):
+        for label, runs in curves.items():
+            draw_returns(ax, label, runs, x, y)
+        ax.set_xlabel(x)
+        ax.set_ylabel("return (mean of the last 100 training episodes)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
 def plot_runs(run_dirs: list[Path], out: Path, x: str = "frames") -> Path:
     if x not in X_AXES:
         raise ConfigError(f"invalid value {x!r} for --x: accepted values are {', '.join(X_AXES)}")
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     groups: dict[str, list[dict[str, np.ndarray]]] = defaultdict(list)
     for run_dir in run_dirs:
         label, columns = read_run(Path(run_dir))
         groups[label].append(columns)
     fig, (ret_ax, rate_ax) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
     for label, runs in groups.items():
-        top = min(r[x][-1] for r in runs)  # the range every seed covers
-        grid = np.linspace(0, top, 200)
-        curves = np.array([np.interp(grid, r[x], r["episode_return_mean"]) for r in runs])
-        line, = ret_ax.plot(grid, np.nanmean(curves, axis=0), label=f"{label} ({len(runs)} run{'s' * (len(runs) > 1)})")
-        if len(runs) > 1:
-            ret_ax.fill_between(grid, np.nanmin(curves, axis=0), np.nanmax(curves, axis=0),
-                                color=line.get_color(), alpha=0.2)
+        draw_returns(ret_ax, label, runs, x)
         for name in RATE_NAMES.values():
             if name in runs[0]:
                 rate_ax.plot(runs[0][x], runs[0][name], label=f"{name} ({label})", linewidth=1)

@@ -12,6 +12,7 @@ from gymnasium import spaces
 from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint
 from distrl.envs import is_atari, make_env
 from distrl.errors import CheckpointError, ConfigError
+from distrl.nets import image_kind
 
 
 def probe_discrete_env(env_id: str, architecture: str) -> tuple[tuple[int, ...], int]:
@@ -22,7 +23,9 @@ def probe_discrete_env(env_id: str, architecture: str) -> tuple[tuple[int, ...],
             raise ConfigError(f"{architecture} needs a discrete action space, but {env_id} has "
                               f"{type(probe.action_space).__name__}: use a discrete env such as "
                               "CartPole-v1 or ALE/Pong-v5")
-        return tuple(probe.observation_space.shape), int(probe.action_space.n)
+        shape = tuple(probe.observation_space.shape)
+        image_kind(shape)  # an observation shape no network takes fails here too
+        return shape, int(probe.action_space.n)
     finally:
         probe.close()
 
@@ -33,8 +36,9 @@ def frame_skip(env_id: str) -> int:
 
 
 def set_torch_threads(torch_threads: int, obs_shape: tuple[int, ...]) -> None:
-    if torch_threads or len(obs_shape) == 1:
-        # Small MLPs run fastest on one thread; more only add synchronisation (20x slower seen here).
+    if torch_threads or image_kind(obs_shape) in (None, "minatar"):
+        # Small nets (MLPs, the MinAtar CNN) run fastest on one thread; more only add synchronisation
+        # (20x slower seen here with MLPs).
         torch.set_num_threads(torch_threads or 1)
 
 

@@ -64,14 +64,16 @@ def _register_minatar() -> None:
             logging.disable(previous)
     except ImportError:
         raise ConfigError(
-            "MinAtar ids need the minatar package: `pip install minatar`"
+            "MinAtar ids need the minatar package (GPL-3.0, an optional extra): "
+            "`pip install 'distrl[minatar]'` or `pip install minatar`"
         ) from None
     # Gymnasium 1.x no longer loads env plugins, so register by hand (once).
     if "MinAtar/Breakout-v1" not in gymnasium.registry:
         minatar_gym.register_envs()
 
 
-def _is_minatar(env_id: str) -> bool:
+def is_minatar(env_id: str) -> bool:
+    """True for MinAtar ids (``MinAtar/Breakout-v1``): 10x10 frames, one frame per agent step."""
     return env_id.startswith("MinAtar/")
 
 
@@ -84,7 +86,7 @@ def is_atari(env_id: str) -> bool:
 
 def continuous_actions(env_id: str) -> bool:
     """True when the env's actions are a Box (continuous control); builds the env once to see."""
-    if is_atari(env_id) or _is_minatar(env_id):
+    if is_atari(env_id) or is_minatar(env_id):
         return False
     env = _make_other(env_id)
     try:
@@ -195,9 +197,19 @@ def _make_atari(env_id: str, mode: str, max_episode_frames: int, noop_max: int, 
     return env
 
 
+class _Seed32(gymnasium.Wrapper):
+    """MinAtar seeds numpy's legacy RandomState, which takes only 32-bit seeds; distrl derives wider
+    ones (seed * 1000 + env index), so a wider seed is hashed to 32 bits (SeedSequence) first."""
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None and not 0 <= seed < 2**32:
+            seed = int(np.random.SeedSequence(abs(seed)).generate_state(1)[0])
+        return self.env.reset(seed=seed, options=options)
+
+
 def _make_minatar(env_id: str) -> gymnasium.Env:
     _register_minatar()
-    env = RecordEpisodeStatistics(_gym_make(env_id))
+    env = RecordEpisodeStatistics(_Seed32(_gym_make(env_id)))
     h, w, c = env.observation_space.shape
     return TransformObservation(env, _channels_first_uint8, gymnasium.spaces.Box(0, 1, (c, h, w), np.uint8))
 
@@ -242,7 +254,7 @@ def make_env(
     if not isinstance(frame_stack, int) or frame_stack < 1:
         raise ConfigError(f"frame_stack must be an int >= 1, got {frame_stack!r}; the DQN protocol uses 4")
 
-    if _is_minatar(env_id):
+    if is_minatar(env_id):
         env = _make_minatar(env_id)
     elif is_atari(env_id):
         if not _register_ale():

@@ -1,7 +1,9 @@
-"""Networks. Observations arrive as uint8 (Atari) or float32 (vectors); scaling happens inside."""
+"""Networks. Observations arrive as uint8 (Atari frames 0-255, MinAtar frames 0/1) or float32 (vectors);
+scaling, where there is any, happens inside."""
 
 from distrl.nets.actor_critic import A3CCNN, BA3CCNN, GaussianPolicyValueNet, PolicyValueNet, make_policy_value_net
+from distrl.nets.minatar import MinAtarCNN, image_kind
 from distrl.nets.q_networks import DuelingHead, MLP, NatureCNN, QNetwork, make_q_network
 
-__all__ = ["A3CCNN", "BA3CCNN", "DuelingHead", "GaussianPolicyValueNet", "MLP", "NatureCNN", "PolicyValueNet", "QNetwork",
-           "make_policy_value_net", "make_q_network"]
+__all__ = ["A3CCNN", "BA3CCNN", "DuelingHead", "GaussianPolicyValueNet", "MLP", "MinAtarCNN", "NatureCNN",
+           "PolicyValueNet", "QNetwork", "image_kind", "make_policy_value_net", "make_q_network"]

@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from distrl.nets.minatar import MinAtarCNN, image_kind
 from distrl.nets.q_networks import MLP
 
 LSTMState = tuple[torch.Tensor, torch.Tensor]
@@ -58,10 +59,14 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, obs_shape: Sequence[int], num_actions: int, hidden: Sequence[int] = (128,),
                  lstm: bool = False, lstm_units: int = 256, cnn: str = "a3c"):
-        """Images get the A3C CNN (`cnn="ba3c"`: the BA3C one, `hidden[0]` units wide); vectors an MLP."""
+        """Atari stacks get the A3C CNN (`cnn="ba3c"`: the BA3C one, `hidden[0]` units wide), MinAtar frames
+        the MinAtar network (both architectures), vectors an MLP."""
         super().__init__()
-        if len(obs_shape) == 3:
-            self.torso: nn.Module = A3CCNN(obs_shape[0]) if cnn == "a3c" else BA3CCNN(obs_shape[0], hidden[0])
+        kind = image_kind(obs_shape)
+        if kind == "minatar":
+            self.torso: nn.Module = MinAtarCNN(obs_shape[0])
+        elif kind == "atari":
+            self.torso = A3CCNN(obs_shape[0]) if cnn == "a3c" else BA3CCNN(obs_shape[0], hidden[0])
         else:
             self.torso = MLP(int(torch.Size(obs_shape).numel()), hidden)
         features = self.torso.out_features

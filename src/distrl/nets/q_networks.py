@@ -1,4 +1,5 @@
-"""Torsos and Q heads: Nature CNN (Mnih et al. 2015), MLP, dueling head (Wang et al. 2016)."""
+"""Torsos and Q heads: Nature CNN (Mnih et al. 2015), MLP, dueling head (Wang et al. 2016); the MinAtar
+torso lives in nets/minatar.py."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from collections.abc import Sequence
 
 import torch
 from torch import nn
+
+from distrl.nets.minatar import MinAtarCNN, image_kind
 
 
 class NatureCNN(nn.Module):
@@ -79,14 +82,17 @@ class QNetwork(nn.Module):
 
 def make_q_network(obs_shape: Sequence[int], num_actions: int, *, dueling: bool = True,
                    hidden: Sequence[int] = (128, 128)) -> QNetwork:
-    """Nature CNN for image stacks (C, 84, 84), MLP otherwise. With dueling, the CNN's conv
-    features feed two 512-unit streams (value, advantage), as in Wang et al. (2016)."""
-    if len(obs_shape) == 3:
+    """Nature CNN for Atari stacks (C, 84, 84), the MinAtar network for (C, 10, 10), MLP for vectors.
+    Dueling on Atari: the conv features feed two 512-unit streams (value, advantage), as in Wang et al.
+    (2016). Dueling on MinAtar: the paper's network up to its 128 units, then the two linear heads
+    aggregated (two 128-unit streams would double the fully connected work, the learner's main cost)."""
+    kind = image_kind(obs_shape)
+    if kind == "atari":
         if dueling:
             cnn = NatureCNN(obs_shape[0], fc_units=None)
             return QNetwork(cnn, DuelingHead(cnn.out_features, num_actions, hidden=512))
         cnn = NatureCNN(obs_shape[0])
         return QNetwork(cnn, nn.Linear(cnn.out_features, num_actions))
-    mlp = MLP(int(torch.Size(obs_shape).numel()), hidden)
-    head = DuelingHead(mlp.out_features, num_actions) if dueling else nn.Linear(mlp.out_features, num_actions)
-    return QNetwork(mlp, head)
+    torso = MinAtarCNN(obs_shape[0]) if kind == "minatar" else MLP(int(torch.Size(obs_shape).numel()), hidden)
+    head = DuelingHead(torso.out_features, num_actions) if dueling else nn.Linear(torso.out_features, num_actions)
+    return QNetwork(torso, head)

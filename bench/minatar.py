@@ -1,0 +1,178 @@
+"""MinAtar learning race: distrl's four systems and two peers on one game, each for the same wall-clock
+budget on this machine, one after another (issue 17).
+
+    bash bench/peers/setup.sh                      # one venv for every contender (SB3, minatar, distrl)
+    bench/peers/.venv/bin/python bench/minatar.py --game Breakout --seed 1      # 6 x 15 min
+    bench/peers/.venv/bin/python bench/minatar.py --game Breakout --contenders distrl-apex,sb3-dqn --budget-s 300
+
+Contenders: distrl-apex (Ray, 2 actors), distrl-a3c (Ray, 2 workers), distrl-ba3c (Ray, 2 workers),
+distrl-gorila (Ray, 2 bundles), each with its MinAtar preset and nothing else set; sb3-dqn and paper-dqn
+(bench/peers/minatar_peers.py). Each runs in its own process group, started on a quiet machine; its
+clock starts when the process starts (Ray start-up counts), and it is stopped at the budget. distrl's
+rows are its own metrics.csv (mean return of the last 100 training episodes, every log interval) and
+evaluations.csv (greedy, epsilon 0.001, in a separate evaluator process that shares the cores); the
+peers pause training while they evaluate, and their clock leaves the evaluation out.
+
+Writes bench/results/minatar-<game>-seed<S>.jsonl (one row per contender per log interval, then one
+summary row per contender) and bench/figures/minatar-<game>-seed<S>.png (return against wall time and
+frames, drawn with distrl.plotting). Prints figures; asserts nothing about them."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE / "peers"))
+from common import machine_info  # noqa: E402  (bench/peers/common.py: the peers' machine record)
+
+DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila"}
+PEERS = ("sb3-dqn", "paper-dqn")
+CONTENDERS = (*DISTRL, *PEERS)
+# The MinAtar paper's DQN at 5M frames, read off its published learning curves (issue 17).
+PAPER_DQN_5M = {"Breakout": 10.0, "SpaceInvaders": 43.0, "Freeway": 50.0}
+
+
+def run_distrl(name: str, game: str, seed: int, budget_s: float, log_every_s: float, run_dir: Path,
+               log: Path) -> list[dict]:
+    cmd = [sys.executable, "-m", "distrl.cli", "train", DISTRL[name], "--env", f"MinAtar/{game}-v1",
+           "--runtime", "ray", "--actors", "2", "--seed", str(seed), "--max-frames", str(10**9),
+           "--run-dir", str(run_dir), "--overwrite", "--quiet", "--set", f"log_every_s={log_every_s}"]
+    run_for(cmd, budget_s, log)
+    return distrl_rows(run_dir)
+
+
+def run_peer(name: str, game: str, seed: int, budget_s: float, log_every_s: float, eval_every: int,
+             out: Path, log: Path) -> list[dict]:
+    out.unlink(missing_ok=True)
+    cmd = [sys.executable, str(HERE / "peers" / "minatar_peers.py"), "--contender", name, "--game", game,
+           "--seed", str(seed), "--budget-s", str(budget_s), "--log-every-s", str(log_every_s),
+           "--eval-every-frames", str(eval_every), "--out", str(out)]
+    run_for(cmd, budget_s + 600, log)  # it stops itself at the budget; evaluations are off its clock
+    rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    return [{"wall_s": r["wall_s"], "frames": r["frames"], "updates": r.get("updates"),
+             "return_mean_100": r["return_mean_100"], "episodes": r.get("episodes"),
+             "eval_mean": r.get("eval_mean")} for r in rows if not r.get("final")]
+
+
+def run_for(cmd: list[str], budget_s: float, log: Path) -> None:
+    """Run `cmd` in its own process group; at the budget, SIGINT (distrl's driver shuts its Ray down),
+    then SIGKILL whatever is left after a minute."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            proc.wait(timeout=budget_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    subprocess.run([sys.executable, "-m", "ray.scripts.scripts", "stop", "--force"], capture_output=True)
+
+
+def distrl_rows(run_dir: Path) -> list[dict]:
+    """metrics.csv rows, each with the latest greedy evaluation finished since the previous row."""
+    with open(run_dir / "metrics.csv", newline="") as f:
+        metrics = list(csv.DictReader(f))
+    evals = []
+    if (run_dir / "evaluations.csv").exists():
+        with open(run_dir / "evaluations.csv", newline="") as f:
+            evals = [(float(e["wall_s"]), float(e["eval_return_mean"])) for e in csv.DictReader(f)]
+    rows, previous = [], 0.0
+    for m in metrics:
+        wall = float(m["wall_s"])
+        done = [mean for t, mean in evals if previous < t <= wall]
+        rows.append({"wall_s": wall, "frames": int(float(m["frames"])), "updates": int(float(m["updates"])),
+                     "return_mean_100": _number(m["episode_return_mean"]), "episodes": int(float(m["episodes"])),
+                     "eval_mean": done[-1] if done else None})
+        previous = wall
+    return rows
+
+
+def _number(text: str) -> float | None:
+    return None if text in ("", "nan") else float(text)
+
+
+def time_to(rows: list[dict], target: float) -> dict | None:
+    """The first row whose training return reaches `target`."""
+    for r in rows:
+        if r["return_mean_100"] is not None and r["return_mean_100"] >= target:
+            return {"wall_s": r["wall_s"], "frames": r["frames"]}
+    return None
+
+
+def summary(name: str, rows: list[dict], target: float | None) -> dict:
+    last = rows[-1] if rows else {}
+    wall, frames = last.get("wall_s"), last.get("frames")
+    evals = [r["eval_mean"] for r in rows if r["eval_mean"] is not None]
+    return {"contender": name, "summary": True, "return_at_budget": last.get("return_mean_100"),
+            "frames_at_budget": frames, "wall_s": wall,
+            "frames_per_s": round(frames / wall, 1) if wall else None,
+            "last_eval_mean": evals[-1] if evals else None,
+            "paper_dqn_5m": target, "time_to_paper_dqn_5m": time_to(rows, target) if target is not None else None}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", default="Breakout", help="MinAtar game: Breakout, SpaceInvaders, Freeway, Asterix, Seaquest")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--budget-s", type=float, default=900.0, help="wall-clock seconds per contender (15 min)")
+    p.add_argument("--log-every-s", type=float, default=15.0)
+    p.add_argument("--eval-every-frames", type=int, default=100_000, help="peers' greedy evaluations")
+    p.add_argument("--contenders", default=",".join(CONTENDERS), help=f"comma-separated subset of {CONTENDERS}")
+    p.add_argument("--run-root", type=Path, default=ROOT / "runs" / "bench-minatar")
+    args = p.parse_args()
+    names = [n for n in args.contenders.split(",") if n]
+    unknown = [n for n in names if n not in CONTENDERS]
+    if unknown:
+        p.error(f"unknown contender(s) {', '.join(unknown)}: choose from {', '.join(CONTENDERS)}")
+
+    tag = f"minatar-{args.game}-seed{args.seed}"
+    out = ROOT / "bench" / "results" / f"{tag}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    target = PAPER_DQN_5M.get(args.game)
+    common = {"game": args.game, "seed": args.seed, "budget_s": args.budget_s, "machine": machine_info(),
+              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    results: dict[str, list[dict]] = {}
+    for name in names:
+        print(f"=== {name}: {args.game}, seed {args.seed}, {args.budget_s:.0f} s", flush=True)
+        run_dir, log = args.run_root / f"{tag}-{name}", args.run_root / f"{tag}-{name}.log"
+        if name in DISTRL:
+            rows = run_distrl(name, args.game, args.seed, args.budget_s, args.log_every_s, run_dir, log)
+        else:
+            rows = run_peer(name, args.game, args.seed, args.budget_s, args.log_every_s, args.eval_every_frames,
+                            args.run_root / f"{tag}-{name}.jsonl", log)
+        results[name] = rows
+        with open(out, "a") as f:
+            for row in rows:
+                f.write(json.dumps({"contender": name, **common, **row}) + "\n")
+            f.write(json.dumps({**common, **summary(name, rows, target)}) + "\n")
+        print(json.dumps(summary(name, rows, target)), flush=True)
+
+    from distrl.plotting import plot_comparison
+    curves = {name: [{"wall_s": np.array([r["wall_s"] for r in rows], dtype=float),
+                      "frames": np.array([r["frames"] for r in rows], dtype=float),
+                      "episode_return_mean": np.array([np.nan if r["return_mean_100"] is None else r["return_mean_100"]
+                                                       for r in rows], dtype=float)}]
+              for name, rows in results.items() if rows}
+    figure = plot_comparison(curves, ROOT / "bench" / "figures" / f"{tag}.png",
+                             title=f"MinAtar {args.game}, seed {args.seed}, {args.budget_s:.0f} s each on "
+                                   f"{os.cpu_count()} cores")
+    print(f"wrote {out} and {figure}")
+
+
+if __name__ == "__main__":
+    main()
