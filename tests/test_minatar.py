@@ -182,3 +182,13 @@ def test_an_observation_shape_no_network_takes_exits_2(capsys, tmp_path, arch):
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "observation shape (3, 32, 32)" in err, err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+def test_apex_inline_learns_minatar_breakout(tmp_path):
+    """The deterministic CI learning run (issue 17): apex-minatar inline, seed 1, 200k frames (about 70 s on
+    2 cores); its greedy evaluation over 20 episodes scored 5.05 here, a random policy about 0.5."""
+    summary = train(C.build_config("apex", BREAKOUT, overrides={
+        "max_frames": 200_000, "seed": 1, "eval_episodes": 20, "run_dir": str(tmp_path / "run")}), live=False)
+    assert summary["preset"] == "apex-minatar" and summary["eval_episodes"] == 20
+    assert summary["eval_return_mean"] >= 3.0, summary
