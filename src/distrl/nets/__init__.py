@@ -2,8 +2,8 @@
 scaling, where there is any, happens inside."""
 
 from distrl.nets.actor_critic import A3CCNN, BA3CCNN, GaussianPolicyValueNet, PolicyValueNet, make_policy_value_net
-from distrl.nets.minatar import MinAtarCNN, image_kind
-from distrl.nets.q_networks import DuelingHead, MLP, NatureCNN, QNetwork, make_q_network
+from distrl.nets.q_networks import MLP, DuelingHead, MinAtarCNN, NatureCNN, QNetwork, make_q_network
+from distrl.nets.shapes import image_kind
 
 __all__ = ["A3CCNN", "BA3CCNN", "DuelingHead", "GaussianPolicyValueNet", "MLP", "MinAtarCNN", "NatureCNN",
            "PolicyValueNet", "QNetwork", "image_kind", "make_policy_value_net", "make_q_network"]

@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from distrl.nets.minatar import MinAtarCNN, image_kind
-from distrl.nets.q_networks import MLP
+from distrl.nets.q_networks import MLP, MinAtarCNN
+from distrl.nets.shapes import image_kind
 
 LSTMState = tuple[torch.Tensor, torch.Tensor]
 

@@ -1,5 +1,5 @@
-"""Torsos and Q heads: Nature CNN (Mnih et al. 2015), MLP, dueling head (Wang et al. 2016); the MinAtar
-torso lives in nets/minatar.py."""
+"""Torsos and Q heads: Nature CNN (Mnih et al. 2015), the MinAtar network (Young & Tian 2019), MLP,
+dueling head (Wang et al. 2016)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,16 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from distrl.nets.minatar import MinAtarCNN, image_kind
+from distrl.nets.shapes import image_kind
+
+
+def conv_body(convs: list[nn.Module], conv_features: int, fc_units: int | None) -> tuple[nn.Sequential, int]:
+    """Convolutions, flattened, then `fc_units` ReLU units (None leaves the conv features for a dueling
+    head's own streams); returns the body and its output width."""
+    layers = [*convs, nn.Flatten()]
+    if fc_units:
+        layers += [nn.Linear(conv_features, fc_units), nn.ReLU()]
+    return nn.Sequential(*layers), fc_units or conv_features
 
 
 class NatureCNN(nn.Module):
@@ -16,20 +25,27 @@ class NatureCNN(nn.Module):
 
     def __init__(self, in_channels: int = 4, fc_units: int | None = 512):
         super().__init__()
-        layers: list[nn.Module] = [
+        self.body, self.out_features = conv_body([
             nn.Conv2d(in_channels, 32, 8, stride=4), nn.ReLU(),
             nn.Conv2d(32, 64, 4, stride=2), nn.ReLU(),
             nn.Conv2d(64, 64, 3, stride=1), nn.ReLU(),
-            nn.Flatten(),
-        ]
-        self.out_features = 64 * 7 * 7
-        if fc_units:  # None leaves the conv features for a dueling head's own streams
-            layers += [nn.Linear(self.out_features, fc_units), nn.ReLU()]
-            self.out_features = fc_units
-        self.body = nn.Sequential(*layers)
+        ], 64 * 7 * 7, fc_units)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.body(x.float() / 255.0)
+
+
+class MinAtarCNN(nn.Module):
+    """The MinAtar network's torso: one 3x3 convolution (16 channels, stride 1, no padding: 10 -> 8), ReLU,
+    then `fc_units` ReLU units (128 in the paper). Its frames are 0/1 already: cast to float, not divided."""
+
+    def __init__(self, in_channels: int, fc_units: int | None = 128):
+        super().__init__()
+        self.body, self.out_features = conv_body([nn.Conv2d(in_channels, 16, 3, stride=1), nn.ReLU()],
+                                                 16 * 8 * 8, fc_units)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x.float())
 
 
 class MLP(nn.Module):

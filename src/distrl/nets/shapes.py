@@ -1,33 +1,13 @@
-"""The MinAtar network (Young & Tian 2019) and the choice of image torso by observation shape."""
+"""Which torso an observation shape gets: Atari frame stacks, MinAtar frames, vectors, or a clear refusal."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import torch
-from torch import nn
-
 from distrl.errors import ConfigError
 
 ATARI_FRAME = (84, 84)
 MINATAR_FRAME = (10, 10)
-
-
-class MinAtarCNN(nn.Module):
-    """One 3x3 convolution (16 channels, stride 1, no padding: 10 -> 8), ReLU, then `fc_units` ReLU units
-    (128 in the paper). MinAtar frames are 0/1 already, so they are only cast to float, not divided by 255."""
-
-    def __init__(self, in_channels: int, fc_units: int | None = 128):
-        super().__init__()
-        layers: list[nn.Module] = [nn.Conv2d(in_channels, 16, 3, stride=1), nn.ReLU(), nn.Flatten()]
-        self.out_features = 16 * 8 * 8
-        if fc_units:  # None leaves the conv features for a dueling head's own streams
-            layers += [nn.Linear(self.out_features, fc_units), nn.ReLU()]
-            self.out_features = fc_units
-        self.body = nn.Sequential(*layers)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.body(x.float())
 
 
 def image_kind(obs_shape: Sequence[int]) -> str | None:
