@@ -4,6 +4,7 @@ budget on this machine, one after another (issue 17).
     bash bench/peers/setup.sh                      # one venv for every contender (SB3, minatar, distrl)
     bench/peers/.venv/bin/python bench/minatar.py --game Breakout --seed 1      # 6 x 15 min
     bench/peers/.venv/bin/python bench/minatar.py --game Breakout --contenders distrl-apex,sb3-dqn --budget-s 300
+    bench/peers/.venv/bin/python bench/minatar.py --game Breakout --collect     # rebuild results + figure only
 
 Contenders: distrl-apex (Ray, 2 actors), distrl-a3c (Ray, 2 workers), distrl-ba3c (Ray, 2 workers),
 distrl-gorila (Ray, 2 bundles), each with its MinAtar preset and nothing else set; sb3-dqn and paper-dqn
@@ -59,10 +60,15 @@ def run_peer(name: str, game: str, seed: int, budget_s: float, log_every_s: floa
            "--seed", str(seed), "--budget-s", str(budget_s), "--log-every-s", str(log_every_s),
            "--eval-every-frames", str(eval_every), "--out", str(out)]
     run_for(cmd, budget_s + 600, log)  # it stops itself at the budget; evaluations are off its clock
+    return peer_rows(out)
+
+
+def peer_rows(out: Path) -> list[dict]:
+    """The peer's rows; its last one (at the budget, "final") also carries the machine and hyperparameters."""
     rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     return [{"wall_s": r["wall_s"], "frames": r["frames"], "updates": r.get("updates"),
              "return_mean_100": r["return_mean_100"], "episodes": r.get("episodes"),
-             "eval_mean": r.get("eval_mean")} for r in rows if not r.get("final")]
+             "eval_mean": r.get("eval_mean")} for r in rows]
 
 
 def run_for(cmd: list[str], budget_s: float, log: Path) -> None:
@@ -134,6 +140,8 @@ def main() -> None:
     p.add_argument("--eval-every-frames", type=int, default=100_000, help="peers' greedy evaluations")
     p.add_argument("--contenders", default=",".join(CONTENDERS), help=f"comma-separated subset of {CONTENDERS}")
     p.add_argument("--run-root", type=Path, default=ROOT / "runs" / "bench-minatar")
+    p.add_argument("--collect", action="store_true",
+                   help="run nothing: rebuild the results file and the figure from what --run-root holds")
     args = p.parse_args()
     names = [n for n in args.contenders.split(",") if n]
     unknown = [n for n in names if n not in CONTENDERS]
@@ -143,18 +151,24 @@ def main() -> None:
     tag = f"minatar-{args.game}-seed{args.seed}"
     out = ROOT / "bench" / "results" / f"{tag}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
+    if args.collect:
+        out.unlink(missing_ok=True)
     target = PAPER_DQN_5M.get(args.game)
     common = {"game": args.game, "seed": args.seed, "budget_s": args.budget_s, "machine": machine_info(),
               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     results: dict[str, list[dict]] = {}
     for name in names:
-        print(f"=== {name}: {args.game}, seed {args.seed}, {args.budget_s:.0f} s", flush=True)
+        if not args.collect:
+            print(f"=== {name}: {args.game}, seed {args.seed}, {args.budget_s:.0f} s", flush=True)
         run_dir, log = args.run_root / f"{tag}-{name}", args.run_root / f"{tag}-{name}.log"
-        if name in DISTRL:
+        peer_out = args.run_root / f"{tag}-{name}.jsonl"
+        if args.collect:
+            rows = distrl_rows(run_dir) if name in DISTRL else peer_rows(peer_out)
+        elif name in DISTRL:
             rows = run_distrl(name, args.game, args.seed, args.budget_s, args.log_every_s, run_dir, log)
         else:
             rows = run_peer(name, args.game, args.seed, args.budget_s, args.log_every_s, args.eval_every_frames,
-                            args.run_root / f"{tag}-{name}.jsonl", log)
+                            peer_out, log)
         results[name] = rows
         with open(out, "a") as f:
             for row in rows:
