@@ -27,3 +27,29 @@ def test_plot_refuses_bad_input(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["plot", str(tmp_path / "empty")]) == 2
     assert "has no metrics.csv" in capsys.readouterr().err
+
+
+def test_plot_comparison_draws_each_contender_against_each_axis(tmp_path):
+    """bench/minatar.py's figure: one panel per x axis, one curve per contender (distrl's or a peer's)."""
+    import matplotlib
+    import numpy as np
+
+    from distrl.plotting import plot_comparison
+
+    drawn = []
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    original = plt.Figure.savefig
+    plt.Figure.savefig = lambda fig, *a, **k: (drawn.append(fig), original(fig, *a, **k))[1]
+    try:
+        curve = {"wall_s": np.arange(1.0, 11.0), "frames": np.arange(1.0, 11.0) * 500,
+                 "episode_return_mean": np.array([np.nan, *range(9)], dtype=float)}
+        out = plot_comparison({"distrl-apex": [curve], "sb3-dqn": [curve]}, tmp_path / "race.png", title="t")
+    finally:
+        plt.Figure.savefig = original
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    axes = drawn[0].axes
+    assert [ax.get_xlabel() for ax in axes] == ["wall_s", "frames"]
+    assert all([line.get_label() for line in ax.get_lines()] == ["distrl-apex (1 run)", "sb3-dqn (1 run)"]
+               for ax in axes)
+    assert axes[1].get_lines()[0].get_xdata().max() == 5000  # the frames axis spans the contender's frames
