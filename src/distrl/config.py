@@ -433,8 +433,8 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                      "(0.6/0.4), per-env epsilons base^(1+7i/7) over the 8 envs with base 0.1 (the MinAtar DQN's "
                      "final epsilon; with Ape-X's 0.4 the short exploratory episodes made most of the training "
                      "mean: 8-10 at 800k frames while greedy play scored 17.7); distrl: batch 128, Adam 2.5e-4 "
-                     "(the learner does ~150 updates/s on one core), targets every 500 batches, 8 samples per "
-                     "insert", {
+                     "(the learner does ~100 updates/s on its core on Ray), targets every 500 batches, 8 samples "
+                     "per insert", {
         # 1.5M frames: about 15 minutes on 2 cores (1.5-1.8k frames/s)
         "actors": 2, "max_frames": 1_500_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "eval_every": 5_000, "eval_episodes": 10,
@@ -449,7 +449,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                        "replay 100k per bundle, replay start 5,000, gamma 0.99, Huber loss, epsilon 1 -> 0.1), one "
                        "update per 4 steps as Gorila's DQN; distrl: Adam 2.5e-4 on 2 shards (AdaGrad's 0.01 is "
                        "unstated in the paper), targets every 1,000 global updates, epsilon over 25k global updates "
-                       "(100k frames)", {
+                       "(100k frames); first values, not tuned yet (3.8 on Breakout after 5 min)", {
         "actors": 2, "max_frames": 3_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "actor.epsilon_end": 0.1, "actor.epsilon_updates": 25_000, "actor.flush_size": 4,
         "replay.capacity": 100_000, "replay.min_size": 5_000, "replay.compress": False,
@@ -459,7 +459,8 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
     }),
     "a3c-minatar": ("a3c", "A3C on MinAtar with 2 workers: Mnih et al. 2016's t_max 5, entropy 0.01, shared RMSProp "
                     "(decay 0.99, eps 0.1) on the MinAtar network (policy and value heads on its 128 units); distrl: "
-                    "lr 1e-3 (the paper samples it per run from LogUniform(1e-4, 1e-2))", {
+                    "lr 1e-3 (the paper samples it per run from LogUniform(1e-4, 1e-2)); first values, not tuned "
+                    "yet (1.5 on Breakout after 5 min)", {
         "actors": 2, "max_frames": 5_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "optim.lr": 1e-3,
     }),
@@ -479,7 +480,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
     }),
     "ba3c-minatar": ("ba3c", "BA3C on MinAtar with 2 workers: Adamski et al. 2018's n_sim 10, t_max 5, bs 32, Adam "
                      "(betas 0.8/0.75, eps 1e-8), sync 0.9, entropy 0.01, on the MinAtar network; distrl: lr 1e-3 "
-                     "annealed to 0 over the run, 2 shards", {
+                     "annealed to 0 over the run, 2 shards; first values, not tuned yet (5.0 on Breakout after 5 min)", {
         "actors": 2, "max_frames": 5_000_000, "log_every_s": 10.0, "checkpoint_every": 2_000, "eval_every": 2_000,
         "eval_episodes": 10, "ps.shards": 2, "optim.anneal": True,
     }),
