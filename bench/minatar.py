@@ -172,11 +172,12 @@ def main() -> None:
         if name in DISTRL:  # a driver slow to answer SIGINT does not count past the budget (peers stop themselves)
             rows = [r for r in rows if r["wall_s"] <= args.budget_s]
         results[name] = rows
+        result = summary(name, rows, target)
         with open(out, "a") as f:
             for row in rows:
                 f.write(json.dumps({"contender": name, **common, **row}) + "\n")
-            f.write(json.dumps({**common, **summary(name, rows, target)}) + "\n")
-        print(json.dumps(summary(name, rows, target)), flush=True)
+            f.write(json.dumps({**common, **result}) + "\n")
+        print(json.dumps(result), flush=True)
 
     from distrl.plotting import plot_comparison
     curves = {name: [{"wall_s": np.array([r["wall_s"] for r in rows], dtype=float),
