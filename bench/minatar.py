@@ -21,11 +21,8 @@ frames, drawn with distrl.plotting). Prints figures; asserts nothing about them.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,7 +32,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE / "peers"))
+sys.path.insert(0, str(HERE))
 from common import machine_info  # noqa: E402  (bench/peers/common.py: the peers' machine record)
+from runs import distrl_rows, run_for  # noqa: E402  (bench/runs.py)
 
 DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila"}
 PEERS = ("sb3-dqn", "paper-dqn")
@@ -69,47 +68,6 @@ def peer_rows(out: Path) -> list[dict]:
     return [{"wall_s": r["wall_s"], "frames": r["frames"], "updates": r.get("updates"),
              "return_mean_100": r["return_mean_100"], "episodes": r.get("episodes"),
              "eval_mean": r.get("eval_mean")} for r in rows]
-
-
-def run_for(cmd: list[str], budget_s: float, log: Path) -> None:
-    """Run `cmd` in its own process group; at the budget, SIGINT (distrl's driver shuts its Ray down),
-    then SIGKILL whatever is left after a minute."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            proc.wait(timeout=budget_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-    subprocess.run([sys.executable, "-m", "ray.scripts.scripts", "stop", "--force"], capture_output=True)
-
-
-def distrl_rows(run_dir: Path) -> list[dict]:
-    """metrics.csv rows, each with the latest greedy evaluation finished since the previous row."""
-    with open(run_dir / "metrics.csv", newline="") as f:
-        metrics = list(csv.DictReader(f))
-    evals = []
-    if (run_dir / "evaluations.csv").exists():
-        with open(run_dir / "evaluations.csv", newline="") as f:
-            evals = [(float(e["wall_s"]), float(e["eval_return_mean"])) for e in csv.DictReader(f)]
-    rows, previous = [], 0.0
-    for m in metrics:
-        wall = float(m["wall_s"])
-        done = [mean for t, mean in evals if previous < t <= wall]
-        rows.append({"wall_s": wall, "frames": int(float(m["frames"])), "updates": int(float(m["updates"])),
-                     "return_mean_100": _number(m["episode_return_mean"]), "episodes": int(float(m["episodes"])),
-                     "eval_mean": done[-1] if done else None})
-        previous = wall
-    return rows
-
-
-def _number(text: str) -> float | None:
-    return None if text in ("", "nan") else float(text)
 
 
 def time_to(rows: list[dict], target: float) -> dict | None:

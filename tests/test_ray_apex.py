@@ -163,6 +163,27 @@ def test_killed_learner_resumes_from_its_checkpoint(tmp_path, train_with_hook):
     assert summary["frames"] >= 9000
 
 
+def test_an_interrupted_run_saves_where_it_stopped(tmp_path, train_with_hook):
+    """Ctrl-C or SIGTERM (the CLI turns it into KeyboardInterrupt) saves a checkpoint at the update the
+    run reached, with its frame count, for --resume; no periodic checkpoint is due in this run."""
+    seen = {}
+
+    def hook(state):
+        updates = ray.get(state["learner"].counters.remote())["updates"]
+        if updates >= 30:
+            seen.update(updates=updates, frames=state["totals"]["frames"])
+            raise KeyboardInterrupt
+
+    from distrl.checkpoint import latest_checkpoint
+    from distrl.runtime import ray as ray_runtime
+    with pytest.raises(KeyboardInterrupt):
+        train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 10**6, checkpoint_every=10**6), hook)
+    saved = latest_checkpoint(tmp_path / "run")
+    assert int(saved.stem.split("-")[1]) >= seen["updates"]
+    import torch
+    assert torch.load(saved, weights_only=False)["counters"]["frames"] == seen["frames"]
+
+
 def test_apex_dpg_runs_on_the_same_driver(tmp_path):
     """Ape-X DPG through run_apex: prioritized-eviction shards, the actor-critic pair published."""
     cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={

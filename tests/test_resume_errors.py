@@ -123,3 +123,24 @@ def test_ctrl_c_checkpoints_and_resume_continues(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(Monitor, "log", original)
     assert main(["train", "apex", "--resume", str(run), "--max-frames", "900", "--quiet"]) == 0
     assert capsys.readouterr().out.startswith(f"resuming {run} from {newest.name}")
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does(tmp_path):
+    """kill, Slurm and Kubernetes stop with SIGTERM, and a script's `distrl train ... &` starts with SIGINT
+    ignored: SIGTERM must save where the run stopped and exit 130, not die without a checkpoint."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    run = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "distrl.cli", "train", "apex", "--env", "CartPole-v1",
+                             "--run-dir", str(run), *TINY[:-2], "--set", "checkpoint_every=100000",
+                             "--max-frames", "10000000"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (run / "metrics.csv").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "continue with --resume" in err
+    assert list((run / "checkpoints").glob("ckpt-*.pt"))  # none was due: this one is the interruption's

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -138,7 +139,14 @@ def cmd_presets(_: argparse.Namespace) -> int:
     return 0
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
+    # SIGTERM (kill, Slurm, Kubernetes, a benchmark's budget) stops a run as Ctrl-C does. SIGINT alone
+    # is not enough: a shell starts background jobs (`distrl train ... &` in a script) with it ignored.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         args = build_parser().parse_args(argv)
         return {"train": cmd_train, "eval": cmd_eval, "plot": cmd_plot,
@@ -150,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         print("distrl: interrupted; the latest checkpoint is in the run directory (continue with --resume)",
               file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,8 @@ def draw_returns(ax, label: str, runs: list[dict[str, np.ndarray]], x: str,
 
 
 def plot_comparison(curves: dict[str, list[dict[str, np.ndarray]]], out: Path, title: str = "",
-                    y: str = "episode_return_mean", xs: tuple[str, ...] = ("wall_s", "frames")) -> Path:
+                    y: str = "episode_return_mean", xs: tuple[str, ...] = ("wall_s", "frames"),
+                    ylabel: str = "return (mean of the last 100 training episodes)") -> Path:
     """Contenders side by side (distrl's and other libraries'), return against each of `xs`: one panel
     per axis, one curve per contender (`curves[label]`: its runs, columns as arrays, NaN-free in x)."""
     plt = _pyplot()
@@ -62,7 +63,7 @@ def plot_comparison(curves: dict[str, list[dict[str, np.ndarray]]], out: Path, t
         for label, runs in curves.items():
             draw_returns(ax, label, runs, x, y)
         ax.set_xlabel(x)
-        ax.set_ylabel("return (mean of the last 100 training episodes)")
+        ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     if title:

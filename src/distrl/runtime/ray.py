@@ -17,7 +17,9 @@ import copy
 import logging
 import os
 import queue
+import signal
 import socket
+import sys
 import threading
 import time
 import warnings
@@ -53,6 +55,7 @@ def connect(address: str, num_cpus: int) -> bool:
         return False
     address = address or os.environ.get("RAY_ADDRESS", "")
     common = {"include_dashboard": False, "logging_level": logging.ERROR, "log_to_driver": True}
+    on_sigterm = signal.getsignal(signal.SIGTERM)
     if address:
         _check_reachable(address)
         try:
@@ -61,8 +64,12 @@ def connect(address: str, num_cpus: int) -> bool:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ConfigError(f"cannot join the Ray cluster at {address!r} ({first[:160]}): check the address "
                               "that `ray start --head` printed, or drop --address to run on this machine") from None
-        return True
-    ray.init(num_cpus=max(os.cpu_count() or 1, num_cpus), **common)
+    else:
+        ray.init(num_cpus=max(os.cpu_count() or 1, num_cpus), **common)
+    # Ray's core worker installs a SIGTERM handler that ends the process on the spot; keep the CLI's,
+    # which stops the run as Ctrl-C does (a checkpoint where it stopped).
+    if on_sigterm is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, on_sigterm)
     return True
 
 
@@ -411,7 +418,7 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
 
     `hook(state)` is called on every driver tick with the live handles (fault-injection tests use it)."""
     cfg = arch.cfg
-    started = connect(cfg.address, cfg.actors + 4)
+    started = connect(cfg.address, cfg.actors + cfg.replay.shards + 2)  # + learner, evaluator
     cfg_dict = C.to_dict(cfg)
     try:
         return _drive(arch, cfg, cfg_dict, Path(run_dir), monitor, hook)
@@ -508,38 +515,47 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
                 "learner_restarts": faults["learner_restarts"], "replay_waits": waits["base"] + now}
 
     monitor.start(counters())
-    while totals["frames"] < cfg.max_frames:
-        parked += _collect(pending, totals, monitor, faults, "actor_restarts", pids)  # a dead one's unsent data is lost
-        while parked and may_act():
-            i = parked.pop(0)
-            pending[actors[i].run.remote(cfg.ray.steps_per_call)] = i
-        if parked and not pending:
-            time.sleep(0.005)
-        if training is not None and ray.wait([training], timeout=0)[0]:
-            try:
-                ray.get(training)
-            except RayActorError:  # Ray restarts it from its newest checkpoint: one death, counted once
-                _count_restart(learner_pid, 0, None, faults, "learner_restarts")
-            training, probe = None, learner.pid.remote()  # training is asked for again once it answers
-        if probe is not None and ray.wait([probe], timeout=0)[0]:
-            try:
-                _count_restart(learner_pid, 0, ray.get(probe), faults, "learner_restarts")
-                training, probe = learner.train.remote(), None
-            except RayActorError:
-                probe = learner.pid.remote()  # still restarting
-        eval_ref = _poll_eval(eval_ref, evaluations, monitor)
-        if time.perf_counter() - last_log >= cfg.log_every_s:
-            last_log = time.perf_counter()
-            last_counters = counters()
-            monitor.log(last_counters, gauges(last_counters))
-            learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
-                                         list(monitor.returns))
-            if cfg.eval_every and eval_ref is None and last_counters.get("learner/updates", 0) >= next_eval:
-                params_ref, version = ray.get(learner.params.remote())
-                eval_ref = evaluator.evaluate.remote(params_ref[0], version)
-                next_eval = version + cfg.eval_every
-        if hook is not None:
-            hook(state)
+    try:
+        while totals["frames"] < cfg.max_frames:
+            parked += _collect(pending, totals, monitor, faults, "actor_restarts", pids)  # a dead one's unsent data is lost
+            while parked and may_act():
+                i = parked.pop(0)
+                pending[actors[i].run.remote(cfg.ray.steps_per_call)] = i
+            if parked and not pending:
+                time.sleep(0.005)
+            if training is not None and ray.wait([training], timeout=0)[0]:
+                try:
+                    ray.get(training)
+                except RayActorError:  # Ray restarts it from its newest checkpoint: one death, counted once
+                    _count_restart(learner_pid, 0, None, faults, "learner_restarts")
+                training, probe = None, learner.pid.remote()  # training is asked for again once it answers
+            if probe is not None and ray.wait([probe], timeout=0)[0]:
+                try:
+                    _count_restart(learner_pid, 0, ray.get(probe), faults, "learner_restarts")
+                    training, probe = learner.train.remote(), None
+                except RayActorError:
+                    probe = learner.pid.remote()  # still restarting
+            eval_ref = _poll_eval(eval_ref, evaluations, monitor)
+            if time.perf_counter() - last_log >= cfg.log_every_s:
+                last_log = time.perf_counter()
+                last_counters = counters()
+                monitor.log(last_counters, gauges(last_counters))
+                learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
+                                             list(monitor.returns))
+                if cfg.eval_every and eval_ref is None and last_counters.get("learner/updates", 0) >= next_eval:
+                    params_ref, version = ray.get(learner.params.remote())
+                    eval_ref = evaluator.evaluate.remote(params_ref[0], version)
+                    next_eval = version + cfg.eval_every
+            if hook is not None:
+                hook(state)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: save where the run stopped, for --resume
+        try:
+            ray.get(learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
+                                                 list(monitor.returns)), timeout=30)
+            print(f"distrl: saved {ray.get(learner.checkpoint.remote(), timeout=120)}", file=sys.stderr)
+        except (RayActorError, GetTimeoutError):
+            pass  # the learner is restarting: its newest periodic checkpoint stands
+        raise
 
     def wait() -> None:
         time.sleep(0.2)

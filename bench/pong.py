@@ -1,0 +1,289 @@
+"""Atari with Ape-X for a wall-clock budget on whatever machine this is: Pong by default (issue 18).
+
+    .venv/bin/python bench/pong.py                              # ALE/Pong-v5, 20 minutes, seed 1
+    .venv/bin/python bench/pong.py --budget-s 2400 --resume     # the same run on, to 40 minutes in all
+    .venv/bin/python bench/pong.py --collect                    # rebuild the curve and the figure only
+
+It looks at the machine (cores, a CUDA GPU) and picks the actor count, envs per actor, replay shards,
+the learner's device and batch (`plan`), then runs `distrl train apex --preset apex-atari-fast` on Ray
+with those values as `--set` overrides, in its own process group, and stops it with SIGTERM at the
+budget (distrl saves a checkpoint where it stopped, for --resume). The clock starts when this script
+starts, so Ray's start-up counts. Greedy evaluations (no-op starts, 8 episodes, epsilon 0.001)
+run in distrl's separate evaluator process every 1,000 learner updates or as soon as the previous one
+finished, so acting never pauses for them. A GPU's utilisation is read with nvidia-smi every 5 s.
+
+Writes, in the run directory: bench.json (the plan and each segment's start and end), curve.csv (wall_s
+from this script's start, frames, updates, training return, the evaluation finished in the interval,
+rates), evals.csv (each evaluation at the time it finished), gpu.csv and bench-summary.json; copies of
+the last three as bench/results/atari-<game>-<machine>-seed<S>-*, and the figure
+bench/figures/atari-<game>-<machine>-seed<S>.png (machine: gpu or cpu<N>). Prints figures; asserts nothing."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from runs import number, run_for  # noqa: E402  (bench/runs.py)
+
+CURVE = ("wall_s", "frames", "updates", "train_return", "eval_return", "env_frames_per_s",
+         "learner_updates_per_s", "replay_inserts_per_s", "replay_samples_per_s")
+
+
+def gpu_present() -> bool:
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+def plan(cores: int, gpu: bool) -> tuple[dict[str, object], str]:
+    """Overrides of apex-atari-fast for this machine, and why. Ray gives every actor, replay shard, the
+    learner and the evaluator one logical CPU each; the driver and Ray's own processes use the slack."""
+    if gpu:
+        shards = 4 if cores >= 12 else 2
+        actors = max(1, cores - shards - 2)
+        return ({"actors": actors, "replay.shards": shards, "actor.envs_per_actor": 8, "learner.batch_size": 512,
+                 "ray.learner_gpus": 1},
+                f"{cores} cores and a GPU: learner on the GPU at the paper's batch 512, {shards} replay shards "
+                f"(inflating sampled frames is their work), the evaluator, and {actors} actors x 8 envs on the rest")
+    # No GPU: a CPU learner makes ~5 batches/s of 64 on 2 cores (BENCHMARKS.md, Ape-X acting
+    # throughput); at batch 512 it would make less than one. One actor, one shard, and the replay
+    # ratio held at 2 so the actor leaves the learner its core.
+    actors = max(1, cores - 3)
+    return ({"actors": actors, "replay.shards": 1, "actor.envs_per_actor": 4, "learner.batch_size": 64,
+             "ray.learner_gpus": 0, "ray.samples_per_insert": 2.0, "torch_threads": 0},
+            f"{cores} cores, no GPU: learner on the CPU at batch 64, 1 replay shard, {actors} actor(s) x 4 envs, "
+            "2 samples per insert")
+
+
+def watch_gpu(path: Path, t0: float, stop: threading.Event) -> None:
+    """nvidia-smi's utilisation and memory every 5 s, by wall time since `t0`."""
+    with open(path, "a", newline="") as f:
+        out = csv.writer(f)
+        if f.tell() == 0:
+            out.writerow(["wall_s", "gpu_util_pct", "gpu_mem_mib"])
+        while not stop.wait(5.0):
+            try:
+                line = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu,memory.used",
+                                       "--format=csv,noheader,nounits"], capture_output=True, text=True,
+                                      timeout=10).stdout.splitlines()[0]
+            except (OSError, subprocess.SubprocessError, IndexError):
+                continue
+            util, mem = (x.strip() for x in line.split(","))
+            out.writerow([round(time.time() - t0, 1), util, mem])
+            f.flush()
+
+
+def read_csv(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def split_segments(rows: list[dict]) -> list[list[dict]]:
+    """distrl's clock restarts at 0 on --resume while its CSVs are appended: a segment ends where wall_s drops."""
+    segments: list[list[dict]] = []
+    last = float("inf")
+    for r in rows:
+        wall = float(r["wall_s"])
+        if wall < last:
+            segments.append([])
+        segments[-1].append(r)
+        last = wall
+    return segments
+
+
+def watch_start(metrics: Path, rows_before: int, segment: dict, stop: threading.Event) -> None:
+    """Where distrl's clock starts on this machine's: now minus the wall_s of the segment's first row."""
+    while not stop.wait(0.5):
+        rows = read_csv(metrics)
+        if len(rows) > rows_before:
+            segment["monitor_start"] = time.time() - float(rows[rows_before]["wall_s"])
+            return
+
+
+def offsets(meta: dict) -> list[float]:
+    """Where each segment's distrl clock starts on this script's clock (the time between segments left
+    out). Without a recorded start, the launch of distrl's process: the offset errs early by its imports."""
+    out, before = [], 0.0
+    for seg in meta["segments"]:
+        out.append(before + seg.get("monitor_start", seg["launched"]) - seg["started"])
+        before += seg.get("ended", seg["started"]) - seg["started"]
+    return out
+
+
+def build_curve(run_dir: Path, meta: dict) -> tuple[list[dict], list[dict]]:
+    """metrics.csv rows on this script's clock, each with the evaluation finished since the row before;
+    and every evaluation at the time it finished, with the frames of the row before it."""
+    starts = offsets(meta)
+    metrics = split_segments(read_csv(run_dir / "metrics.csv"))
+    evals = split_segments(read_csv(run_dir / "evaluations.csv"))
+    curve, points = [], []
+    for k, rows in enumerate(metrics):
+        offset = starts[min(k, len(starts) - 1)]
+        done = [(float(e["wall_s"]), int(float(e["updates"])), float(e["eval_return_mean"]))
+                for e in (evals[k] if k < len(evals) else [])]
+        previous, frames = 0.0, 0
+        for m in rows:
+            wall = float(m["wall_s"])
+            finished = [(t, u, mean) for t, u, mean in done if previous < t <= wall]
+            points += [{"wall_s": round(offset + t, 1), "frames": frames, "updates": u, "eval_return": mean}
+                       for t, u, mean in finished]
+            frames = int(float(m["frames"]))
+            curve.append({"wall_s": round(offset + wall, 1), "frames": frames,
+                          "updates": int(float(m["updates"])), "train_return": number(m["episode_return_mean"]),
+                          "eval_return": finished[-1][2] if finished else None,
+                          **{c: number(m.get(c, "")) for c in CURVE[5:]}})
+            previous = wall
+    return curve, points
+
+
+def summarise(curve: list[dict], evals: list[dict], meta: dict, gpu_rows: list[dict], target: float) -> dict:
+    reached = next((r for r in evals if r["eval_return"] >= target), None)
+    best = max(evals, key=lambda r: r["eval_return"]) if evals else None
+    learning = [r for r in curve if r["updates"] > 0 and r["learner_updates_per_s"]]
+
+    def mean(key: str, rows: list[dict]) -> float | None:
+        values = [r[key] for r in rows if r[key] is not None]
+        return round(float(np.mean(values)), 1) if values else None
+
+    samples, inserts = mean("replay_samples_per_s", learning), mean("replay_inserts_per_s", learning)
+    util = [float(g["gpu_util_pct"]) for g in gpu_rows if learning and float(g["wall_s"]) >= learning[0]["wall_s"]]
+    last = curve[-1] if curve else {}
+    return {"game": meta["game"], "seed": meta["seed"], "machine": meta["machine"], "cores": meta["cores"],
+            "plan": meta["plan"],
+            "wall_s": last.get("wall_s"), "frames": last.get("frames"), "updates": last.get("updates"),
+            "last_train_return": last.get("train_return"),
+            "last_eval_return": evals[-1]["eval_return"] if evals else None,
+            f"time_to_eval_{target:g}": reached,
+            "best_eval": best,
+            "env_frames_per_s": round(last["frames"] / last["wall_s"], 1) if last.get("wall_s") else None,
+            "learner_updates_per_s": mean("learner_updates_per_s", learning),
+            "replay_ratio": round(samples / inserts, 2) if samples and inserts else None,
+            "gpu_util_pct_mean": round(float(np.mean(util)), 1) if util else None}
+
+
+def draw(curve: list[dict], evals: list[dict], out: Path, title: str) -> Path:
+    from distrl.plotting import plot_comparison
+
+    def columns(rows: list[dict], key: str) -> list[dict]:
+        rows = [r for r in rows if r[key] is not None]
+        return [{"wall_min": np.array([r["wall_s"] / 60.0 for r in rows]),
+                 "frames": np.array([r["frames"] for r in rows], dtype=float),
+                 "episode_return_mean": np.array([r[key] for r in rows], dtype=float)}] if rows else []
+
+    curves = {"training (last 100 episodes)": columns(curve, "train_return"),
+              "greedy evaluation (8 episodes)": columns(evals, "eval_return")}
+    return plot_comparison({k: v for k, v in curves.items() if v}, out, title=title, xs=("wall_min", "frames"),
+                           ylabel="return")
+
+
+def main() -> None:
+    t0 = time.time()
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", default="ALE/Pong-v5")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--budget-s", type=float, default=1200.0, help="wall-clock seconds in all, start-up included")
+    p.add_argument("--run-dir", type=Path, help="default runs/bench-atari-<game>-seed<S>")
+    p.add_argument("--resume", action="store_true", help="continue the run in --run-dir up to --budget-s in all")
+    p.add_argument("--collect", action="store_true", help="run nothing: rebuild curve.csv, the results and the figure")
+    p.add_argument("--cpu", action="store_true", help="plan as if there were no GPU")
+    p.add_argument("--target", type=float, default=19.0, help="evaluation return whose first crossing is timed")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="more overrides, after the plan's")
+    p.add_argument("--out-root", type=Path, default=ROOT / "bench", help="results/ and figures/ go under it")
+    args = p.parse_args()
+    game = args.game.split("/")[-1].removesuffix("-v5").lower()
+    run_dir = args.run_dir or ROOT / "runs" / f"bench-atari-{game}-seed{args.seed}"
+    meta_path = run_dir / "bench.json"
+
+    if args.resume or args.collect:
+        if not meta_path.exists():
+            p.error(f"{run_dir} holds no bench.json: start the run without --resume/--collect first")
+        meta = json.loads(meta_path.read_text())
+        if args.resume and meta["segments"] and "ended" not in meta["segments"][-1]:
+            p.error(f"{run_dir}: its last segment has no end in bench.json: a bench may still be running on it "
+                    "(wait for it), or it was killed (then delete that last segment from bench.json)")
+    else:
+        if meta_path.exists():
+            p.error(f"{run_dir} already holds a run: pass --resume to continue it, or another --run-dir")
+        gpu = gpu_present() and not args.cpu
+        overrides, why = plan(os.cpu_count() or 1, gpu)
+        machine = "gpu" if gpu else f"cpu{os.cpu_count()}"
+        meta = {"game": args.game, "seed": args.seed, "machine": machine, "cores": os.cpu_count(), "plan": overrides,
+                "why": why,
+                "extra_overrides": args.set, "segments": []}
+    if not args.collect:
+        done = sum(s["ended"] - s["started"] for s in meta["segments"])
+        budget = args.budget_s - done
+        if budget <= 0:
+            p.error(f"the run has had {done:.0f} s already: give --budget-s above that to continue it")
+        print(f"{meta['why']}; {budget:.0f} s to run", flush=True)
+        overrides = {**meta["plan"]}
+        actors = overrides.pop("actors")
+        sets = [f"{k}={v}" for k, v in overrides.items()] + meta["extra_overrides"] + args.set
+        cmd = [sys.executable, "-m", "distrl.cli", "train", "apex", "--quiet"]
+        if meta["segments"]:  # config.json holds the plan; only this call's own --set are new
+            cmd += ["--resume", str(run_dir), *[x for s in args.set for x in ("--set", s)]]
+        else:
+            cmd += ["--env", meta["game"], "--runtime", "ray", "--preset", "apex-atari-fast", "--actors", str(actors),
+                    "--seed", str(meta["seed"]), "--max-frames", str(10**12), "--run-dir", str(run_dir),
+                    *[x for s in sets for x in ("--set", s)]]
+        run_dir.mkdir(parents=True, exist_ok=True)
+        segment = {"started": t0, "launched": time.time()}
+        meta["segments"].append(segment)
+        meta_path.write_text(json.dumps(meta, indent=2))  # the run dir is distrl's: this file is the bench's own
+        stop = threading.Event()
+        metrics = run_dir / "metrics.csv"
+        watchers = [threading.Thread(target=watch_start, args=(metrics, len(read_csv(metrics)), segment, stop))]
+        if shutil.which("nvidia-smi"):
+            watchers.append(threading.Thread(target=watch_gpu, args=(run_dir / "gpu.csv", t0 - done, stop)))
+        for w in watchers:
+            w.daemon = True
+            w.start()
+        try:
+            run_for(cmd, budget - (segment["launched"] - t0), run_dir.parent / f"{run_dir.name}.log", grace_s=300.0,
+                    append=len(meta["segments"]) > 1, stop_ray=False)
+        finally:
+            stop.set()
+            segment["ended"] = time.time()
+            meta_path.write_text(json.dumps(meta, indent=2))
+
+    curve, evals = build_curve(run_dir, meta)
+    for name, rows, fields in (("curve.csv", curve, CURVE),
+                               ("evals.csv", evals, ("wall_s", "frames", "updates", "eval_return"))):
+        with open(run_dir / name, "w", newline="") as f:
+            out = csv.DictWriter(f, fieldnames=fields)
+            out.writeheader()
+            out.writerows(rows)
+    tag = f"atari-{game}-{meta['machine']}-seed{meta['seed']}"
+    results = args.out_root / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    result = summarise(curve, evals, meta, read_csv(run_dir / "gpu.csv"), args.target)
+    (run_dir / "bench-summary.json").write_text(json.dumps(result, indent=2))
+    for name in ("curve.csv", "evals.csv", "bench-summary.json"):
+        shutil.copyfile(run_dir / name, results / f"{tag}-{name}")
+    figure = draw(curve, evals, args.out_root / "figures" / f"{tag}.png",
+                  f"Ape-X on {meta['game']}, seed {meta['seed']}, {meta['machine']} ({meta['cores']} cores)") \
+        if curve else None
+    print(json.dumps(result, indent=2))
+    print(f"wrote {run_dir}/curve.csv, evals.csv and bench-summary.json (copies: {results}/{tag}-*)"
+          + (f", and {figure}" if figure else ""))
+
+
+if __name__ == "__main__":
+    main()
