@@ -1,11 +1,13 @@
-"""Atari with Ape-X for a wall-clock budget on whatever machine this is: Pong by default (issue 18).
+"""Atari for a wall-clock budget on whatever machine this is: Ape-X on Pong by default (issue 18).
 
     .venv/bin/python bench/pong.py                              # ALE/Pong-v5, 20 minutes, seed 1
     .venv/bin/python bench/pong.py --budget-s 2400 --resume     # the same run on, to 40 minutes in all
     .venv/bin/python bench/pong.py --collect                    # rebuild the curve and the figure only
+    .venv/bin/python bench/pong.py --arch a3c --budget-s 600    # the other systems, with their papers' values
 
 It looks at the machine (cores, a CUDA GPU) and picks the actor count, envs per actor, replay shards,
 the learner's device and batch (`plan`), then runs `distrl train apex --preset apex-atari-fast` on Ray
+(`--arch a3c|ba3c|gorila`: `<arch>-atari`, the paper's values, with `plan_others`' worker counts)
 with those values as `--set` overrides, in its own process group, and stops it with SIGTERM at the
 budget (distrl saves a checkpoint where it stopped, for --resume). The clock starts when this script
 starts, so Ray's start-up counts. Greedy evaluations (no-op starts, 8 episodes, epsilon 0.001)
@@ -35,7 +37,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+sys.path.append(str(HERE))  # appended: bench/minatar.py must not shadow the minatar package of an importer
 from runs import number, run_for  # noqa: E402  (bench/runs.py)
 
 CURVE = ("wall_s", "frames", "updates", "train_return", "eval_return", "env_frames_per_s",
@@ -68,6 +70,24 @@ def plan(cores: int, gpu: bool) -> tuple[dict[str, object], str]:
              "ray.learner_gpus": 0, "ray.samples_per_insert": 2.0, "torch_threads": 0},
             f"{cores} cores, no GPU: learner on the CPU at batch 64, 1 replay shard, {actors} actor(s) x 4 envs, "
             "2 samples per insert")
+
+
+PRESETS = {"apex": "apex-atari-fast", "a3c": "a3c-atari", "ba3c": "ba3c-atari", "gorila": "gorila-atari"}
+# Every system is evaluated alike here (the Ape-X protocol, 8 episodes, as often as the evaluator can).
+SAME_EVALUATION = {"eval_protocol": "apex", "eval_episodes": 8, "eval_every": 1000}
+
+
+def plan_others(arch: str, cores: int) -> tuple[dict[str, object], str]:
+    """The worker counts issue 18 asks for beside Ape-X: A3C and BA3C with 16 workers (the papers' A3C
+    count), Gorila with as many bundles as the cores leave beside 4 parameter-server shards and the
+    evaluator; every other value is the paper's preset."""
+    if arch == "gorila":
+        bundles = max(1, cores - 4 - 2)
+        return ({"actors": bundles, "ps.shards": 4, **SAME_EVALUATION},
+                f"{cores} cores: {bundles} Gorila bundles (actor, replay, learner each), 4 shards, the evaluator")
+    return ({"actors": 16, "torch_threads": 1, **SAME_EVALUATION},
+            f"{cores} cores: 16 {arch.upper()} workers with {PRESETS[arch]}'s values (shared memory for A3C, "
+            "sync 0.9 over 4 parameter servers for BA3C)")
 
 
 def watch_gpu(path: Path, t0: float, stop: threading.Event) -> None:
@@ -165,7 +185,8 @@ def summarise(curve: list[dict], evals: list[dict], meta: dict, gpu_rows: list[d
     samples, inserts = mean("replay_samples_per_s", learning), mean("replay_inserts_per_s", learning)
     util = [float(g["gpu_util_pct"]) for g in gpu_rows if learning and float(g["wall_s"]) >= learning[0]["wall_s"]]
     last = curve[-1] if curve else {}
-    return {"game": meta["game"], "seed": meta["seed"], "machine": meta["machine"], "cores": meta["cores"],
+    return {"game": meta["game"], "arch": meta.get("arch", "apex"), "seed": meta["seed"], "machine": meta["machine"],
+            "cores": meta["cores"],
             "plan": meta["plan"],
             "wall_s": last.get("wall_s"), "frames": last.get("frames"), "updates": last.get("updates"),
             "last_train_return": last.get("train_return"),
@@ -197,6 +218,7 @@ def main() -> None:
     t0 = time.time()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--game", default="ALE/Pong-v5")
+    p.add_argument("--arch", default="apex", choices=tuple(PRESETS), help="the system to run (default apex)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--budget-s", type=float, default=1200.0, help="wall-clock seconds in all, start-up included")
     p.add_argument("--run-dir", type=Path, help="default runs/bench-atari-<game>-seed<S>")
@@ -208,7 +230,8 @@ def main() -> None:
     p.add_argument("--out-root", type=Path, default=ROOT / "bench", help="results/ and figures/ go under it")
     args = p.parse_args()
     game = args.game.split("/")[-1].removesuffix("-v5").lower()
-    run_dir = args.run_dir or ROOT / "runs" / f"bench-atari-{game}-seed{args.seed}"
+    name = game if args.arch == "apex" else f"{game}-{args.arch}"  # Ape-X's files keep their first names
+    run_dir = args.run_dir or ROOT / "runs" / f"bench-atari-{name}-seed{args.seed}"
     meta_path = run_dir / "bench.json"
 
     if args.resume or args.collect:
@@ -222,10 +245,11 @@ def main() -> None:
         if meta_path.exists():
             p.error(f"{run_dir} already holds a run: pass --resume to continue it, or another --run-dir")
         gpu = gpu_present() and not args.cpu
-        overrides, why = plan(os.cpu_count() or 1, gpu)
+        cores = os.cpu_count() or 1
+        overrides, why = plan(cores, gpu) if args.arch == "apex" else plan_others(args.arch, cores)
         machine = "gpu" if gpu else f"cpu{os.cpu_count()}"
-        meta = {"game": args.game, "seed": args.seed, "machine": machine, "cores": os.cpu_count(), "plan": overrides,
-                "why": why,
+        meta = {"game": args.game, "arch": args.arch, "seed": args.seed, "machine": machine, "cores": cores,
+                "plan": overrides, "why": why,
                 "extra_overrides": args.set, "segments": []}
     if not args.collect:
         done = sum(s["ended"] - s["started"] for s in meta["segments"])
@@ -236,11 +260,12 @@ def main() -> None:
         overrides = {**meta["plan"]}
         actors = overrides.pop("actors")
         sets = [f"{k}={v}" for k, v in overrides.items()] + meta["extra_overrides"] + args.set
-        cmd = [sys.executable, "-m", "distrl.cli", "train", "apex", "--quiet"]
+        arch = meta.get("arch", "apex")
+        cmd = [sys.executable, "-m", "distrl.cli", "train", arch, "--quiet"]
         if meta["segments"]:  # config.json holds the plan; only this call's own --set are new
             cmd += ["--resume", str(run_dir), *[x for s in args.set for x in ("--set", s)]]
         else:
-            cmd += ["--env", meta["game"], "--runtime", "ray", "--preset", "apex-atari-fast", "--actors", str(actors),
+            cmd += ["--env", meta["game"], "--runtime", "ray", "--preset", PRESETS[arch], "--actors", str(actors),
                     "--seed", str(meta["seed"]), "--max-frames", str(10**12), "--run-dir", str(run_dir),
                     *[x for s in sets for x in ("--set", s)]]
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -270,7 +295,8 @@ def main() -> None:
             out = csv.DictWriter(f, fieldnames=fields)
             out.writeheader()
             out.writerows(rows)
-    tag = f"atari-{game}-{meta['machine']}-seed{meta['seed']}"
+    arch = meta.get("arch", "apex")
+    tag = f"atari-{game if arch == 'apex' else f'{game}-{arch}'}-{meta['machine']}-seed{meta['seed']}"
     results = args.out_root / "results"
     results.mkdir(parents=True, exist_ok=True)
     result = summarise(curve, evals, meta, read_csv(run_dir / "gpu.csv"), args.target)
@@ -278,7 +304,7 @@ def main() -> None:
     for name in ("curve.csv", "evals.csv", "bench-summary.json"):
         shutil.copyfile(run_dir / name, results / f"{tag}-{name}")
     figure = draw(curve, evals, args.out_root / "figures" / f"{tag}.png",
-                  f"Ape-X on {meta['game']}, seed {meta['seed']}, {meta['machine']} ({meta['cores']} cores)") \
+                  f"{arch} on {meta['game']}, seed {meta['seed']}, {meta['machine']} ({meta['cores']} cores)") \
         if curve else None
     print(json.dumps(result, indent=2))
     print(f"wrote {run_dir}/curve.csv, evals.csv and bench-summary.json (copies: {results}/{tag}-*)"

@@ -1,17 +1,22 @@
 """The A3C family as distrl wirings: actor-learners over SharedMemoryParams or the sharded store,
 inline runs for every algorithm, resume, and bad combinations refused."""
 
+import copy
 import json
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import torch
 
 from distrl import config as C
+from distrl.algos.actor_critic import a3c_loss
 from distrl.architectures.a3c import A3C
 from distrl.cli import main
-from distrl.components.param_server import ShardedParameterServer
+from distrl.components.actor_learner import ActorLearner
+from distrl.components.param_server import ShardedParameterServer, flatten, local_shards
 from distrl.errors import ConfigError
+from distrl.nets import PolicyValueNet
 from distrl.training import train
 
 SMALL = {"eval_episodes": 2, "log_every_s": 0.2, "checkpoint_every": 50, "seed": 2}
@@ -91,6 +96,68 @@ def test_lstm_variant_runs_and_carries_state(tmp_path):
     w = arch.make_worker(0, ShardedParameterServer([arch.make_shard(0)]))
     w.run(3, 0)
     assert w.state is not None and float(w.state[0].detach().abs().sum()) > 0
+
+
+class Ticks(gym.Env):
+    """Observation (t / 4, 1) after t steps, whatever the action; reward 1 per step; the episode
+    terminates after `terminal_at` steps (never if None: a TimeLimit cuts it)."""
+
+    observation_space = gym.spaces.Box(0, 1, (2,), np.float32)
+    action_space = gym.spaces.Discrete(2)
+
+    def __init__(self, terminal_at=None):
+        self.terminal_at, self.t = terminal_at, 0
+
+    def reset(self, *, seed=None, options=None):
+        self.t = 0
+        return self.obs(self.t), {}
+
+    def step(self, action):
+        self.t += 1
+        return self.obs(self.t), 1.0, self.t == self.terminal_at, False, {}
+
+    @staticmethod
+    def obs(t):
+        return np.array([t / 4, 1.0], np.float32)
+
+
+def lstm_rollout_returns(monkeypatch, make_env):
+    """One rollout (t_max 5, gamma 0.5) of an LSTM A3C learner on Ticks; its n-step returns, and a
+    copy of the net as the rollout saw it."""
+    torch.manual_seed(0)
+    net = PolicyValueNet((2,), 2, hidden=(8,), lstm=True, lstm_units=4)
+    before = copy.deepcopy(net)
+    store = ShardedParameterServer(local_shards(flatten(net), 1, optimizer="sgd", lr=0.1))
+    seen = []
+
+    def spy(logits, actions, returns, *rest):
+        seen.append(returns)
+        return a3c_loss(logits, actions, returns, *rest)
+
+    monkeypatch.setattr("distrl.components.actor_learner.a3c_loss", spy)
+    w = ActorLearner(make_env, net, store, algo="a3c", t_max=5, gamma=0.5)
+    w.run(1, 0)
+    assert w.episodes == 1 and w.steps == 3 and not w.state[0].any()  # the episode ended; the state reset after
+    return seen[0].tolist(), before
+
+
+def test_lstm_bootstraps_a_time_limit_cut_from_the_state_the_rollout_reached(monkeypatch):
+    returns, net = lstm_rollout_returns(monkeypatch, lambda: gym.wrappers.TimeLimit(Ticks(), max_episode_steps=3))
+    with torch.no_grad():
+        state = None  # the LSTM state after observing s0, s1, s2 from zeros, as the rollout did
+        for t in range(3):
+            _, _, state = net(torch.as_tensor(Ticks.obs(t))[None], state)
+        s3 = torch.as_tensor(Ticks.obs(3))[None]
+        v = float(net(s3, state)[1][0])
+        v_zero = float(net(s3, net.initial_state(1))[1][0])
+    assert abs(v - v_zero) > 1e-3  # the test tells the two apart
+    # R3 = 1 + 0.5 v, R2 = 1 + 0.5 R3, R1 = 1 + 0.5 R2
+    assert returns == pytest.approx([1.75 + 0.125 * v, 1.5 + 0.25 * v, 1.0 + 0.5 * v], abs=1e-6)
+
+
+def test_lstm_terminal_episode_does_not_bootstrap(monkeypatch):
+    returns, _ = lstm_rollout_returns(monkeypatch, lambda: Ticks(terminal_at=3))
+    assert returns == pytest.approx([1.75, 1.5, 1.0])  # 1 + 0.5 (1 + 0.5 * 1), ...
 
 
 def test_bad_combinations_are_refused(tmp_path):

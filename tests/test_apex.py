@@ -119,6 +119,31 @@ def test_apex_inline_learns_cartpole(tmp_path):
     assert summary["eval_return_mean"] >= 400, summary
 
 
+def test_the_lowest_epsilon_env_has_its_own_return_column(tmp_path):
+    """Ape-X's curves follow its greediest actor: the last env of the last actor, whose episodes (and only
+    those) also feed metrics.csv's return_mean_lowest_epsilon, the mean of its last 10."""
+    from distrl.components.monitor import Monitor
+    arch = Apex(small_cfg(tmp_path, **{"actors": 2, "actor.envs_per_actor": 2}))
+    learner = arch.make_learner()
+    epsilons = [e for i in range(2) for e in arch.actor_epsilons(i)]
+    assert epsilons[3] == min(epsilons)  # 0.4^(1+7*3/3) = 0.4^8
+    actors = [arch.make_actor(i, sink=arch.make_replay(), source=learner) for i in range(2)]
+    assert (actors[0].watch_env, actors[1].watch_env) == (None, 1)
+    actors[1].run(600)  # CartPole episodes of a random net end within a few dozen steps
+    watched = actors[1].drain_watched_returns()
+    ends = [float(r) for r in actors[1].drain_returns()]
+    assert watched and len(watched) < len(ends) and all(r in ends for r in watched)
+
+    monitor = Monitor(tmp_path / "m", live=False, tensorboard=False)
+    (tmp_path / "m").mkdir()
+    monitor.watch(arch.watched_return)
+    first = monitor.log({})
+    monitor.add_watched_returns([float(r) for r in range(1, 13)])  # the last 10: 3..12, mean 7.5
+    row = monitor.log({})
+    monitor.close()
+    assert first[arch.watched_return] != first[arch.watched_return] and row[arch.watched_return] == 7.5
+
+
 def test_atari_smoke_uint8_end_to_end(tmp_path):
     """The Atari path: CNN, uint8 stacks compressed in the table, life-loss terminals, 4 frames per step."""
     cfg = C.build_config("apex", "ALE/Pong-v5", overrides={

@@ -26,7 +26,7 @@ def small_cfg(tmp_path, frames=1200, **extra):
 def test_presets_hold_the_papers_values():
     cfg = C.build_config("apex-dpg", "HalfCheetah-v5")
     assert cfg.preset == "apex-dpg-mujoco" and cfg.actors == 64
-    assert (cfg.learner.batch_size, cfg.learner.lr, cfg.learner.target_update) == (256, 1e-4, 100)
+    assert (cfg.learner.batch_size, cfg.learner.lr, cfg.learner.target_update) == (512, 1e-4, 100)
     assert (cfg.actor.sigma, cfg.replay.alpha, cfg.replay.alpha_evict, cfg.replay.capacity) == (0.3, 0.6, -0.4, 10**6)
     assert (cfg.net.actor_hidden, cfg.net.critic_hidden) == ((300, 200), (400, 300))
     assert C.build_config("apex-dpg", "Pendulum-v1").preset == "apex-dpg-pendulum"

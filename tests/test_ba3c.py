@@ -16,6 +16,7 @@ from distrl.components.param_server import ShardedParameterServer, local_shards
 from distrl.components.sync_chief import SyncChief, workers_needed
 from distrl.errors import ConfigError
 from distrl.nets import PolicyValueNet
+from distrl.runtime.inline import push_order
 from distrl.training import train
 
 
@@ -93,6 +94,42 @@ def test_adam_on_shards_with_the_paper_values_equals_torch_adam(tmp_path):
         if step == 0:  # first Adam step, by hand: m_hat = g, v_hat = g^2, so theta -= lr * g / (|g| + eps)
             np.testing.assert_allclose(ps.pull()[0], start - 1e-3 * grad / (np.abs(grad) + 1e-8), atol=1e-7)
     np.testing.assert_allclose(ps.pull()[0], whole.detach().numpy(), atol=1e-6)
+
+
+def test_push_order_is_a_permutation_drawn_anew_each_round_and_reproducible():
+    orders = [push_order(10, r, seed=3) for r in range(20)]
+    assert all(sorted(o) == list(range(10)) for o in orders)
+    assert orders == [push_order(10, r, seed=3) for r in range(20)]  # same seed, same orders
+    assert len({tuple(o) for o in orders}) > 1 and orders != [push_order(10, r, seed=4) for r in range(20)]
+
+
+def test_every_worker_is_applied_in_some_round_at_fraction_0_9():
+    """10 workers, f = 0.9: ceil(9.0) = 9 pushes close a round, the 10th is late. Worker i pushes
+    the one-hot e_i, so a round's mean is 1/9 on each applied worker and 0 on the late one."""
+    chief, applied = SyncChief(workers=10, fraction=0.9), set()
+    for r in range(20):
+        order = push_order(10, r, seed=3)
+        means = [chief.push(np.eye(10)[i], r, i) for i in order]
+        assert all(m is None for m in means[:8]) and means[9] is None
+        np.testing.assert_allclose(means[8], np.isin(np.arange(10), order[:9]) / 9)
+        applied |= set(order[:9])
+    assert applied == set(range(10))
+    assert chief.counters() == {"rounds": 20, "accepted": 20 * 9, "dropped_late": 20}
+
+
+class RecordingChief(SyncChief):
+    """Notes (round, worker) for every gradient it accepts."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.applied: list[tuple[int, int]] = []
+
+    def push(self, grad, round, worker):
+        before = self.accepted
+        mean = super().push(grad, round, worker)
+        if self.accepted > before:
+            self.applied.append((round, worker))
+        return mean
 
 
 # ---- the batched worker ------------------------------------------------------------------------
@@ -188,6 +225,22 @@ def test_inline_run_resumes_rounds_and_counts(tmp_path, mode):
     assert second["resumed_from"] and second["updates"] > first["updates"] and second["frames"] >= 5000
     meta = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert meta["frames"] == second["frames"]
+
+
+def test_inline_sync_run_pushes_in_push_order_and_applies_every_worker(tmp_path, monkeypatch):
+    chiefs = []
+
+    def make_chief(self, round=0):
+        chiefs.append(RecordingChief(self.cfg.actors, self.cfg.sync.fraction, round=round))
+        return chiefs[-1]
+
+    monkeypatch.setattr(BA3C, "make_chief", make_chief)
+    train(small_cfg(tmp_path, frames=4000, actors=10, eval_episodes=0, **{"sync.fraction": 0.9}), live=False)
+    applied = chiefs[0].applied
+    rounds = sorted({r for r, _ in applied})
+    assert len(rounds) >= 10 and {w for _, w in applied} == set(range(10))
+    for r in rounds:  # the first 9 of the round's push order, the 10th late
+        assert [w for q, w in applied if q == r] == push_order(10, r, seed=3)[:9]
 
 
 @pytest.mark.slow

@@ -32,3 +32,26 @@ def test_round_trip_through_a_dict():
 def test_bad_values_raise(key, value):
     with pytest.raises(ConfigError):
         C.build_config("apex", "CartPole-v1", overrides={key: value})
+
+
+def test_evaluation_protocols_name_their_values_and_explicit_values_win():
+    apex = C.build_config("apex", "ALE/Pong-v5")
+    assert (apex.eval_protocol, apex.eval_epsilon, apex.eval_max_frames) == ("apex", 0.001, 108_000)
+    gorila = C.build_config("gorila", "ALE/Pong-v5")  # DQN's protocol, as Nair et al. evaluated
+    assert (gorila.eval_protocol, gorila.eval_epsilon, gorila.eval_episodes, gorila.eval_max_frames) == \
+        ("dqn", 0.05, 30, 18_000)
+    mine = C.build_config("apex", "ALE/Pong-v5", overrides={"eval_protocol": "dqn", "eval_episodes": "5"})
+    assert (mine.eval_epsilon, mine.eval_episodes, mine.eval_max_frames) == (0.05, 5, 18_000)
+    assert C.build_config("apex-dpg", "Pendulum-v1").eval_epsilon == 0.0  # no protocol named: its own default
+    with pytest.raises(ConfigError, match="eval_protocol"):
+        C.build_config("apex", "ALE/Pong-v5", overrides={"eval_protocol": "human"})
+
+
+def test_the_evaluation_cap_cuts_atari_episodes():
+    """An 800-frame cap is 200 agent steps: a random Pong policy loses a few points, not the whole game."""
+    from distrl.architectures import make_architecture
+    cfg = C.build_config("apex", "ALE/Pong-v5", overrides={"eval_max_frames": "800", "eval_episodes": "1",
+                                                             "torch_threads": "1", "actors": "1"})
+    arch = make_architecture(cfg)
+    result = arch.make_evaluator().evaluate(arch.make_net().state_dict())
+    assert -5 <= result["returns"][0] <= 0

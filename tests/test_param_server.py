@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from distrl.algos.rmsprop import RMSProp
 from distrl.components.param_server import (ParamShard, ShardedParameterServer, flat_grad, flatten, local_shards,
                                             shard_slices, unflatten_into)
 from distrl.errors import CheckpointError, ConfigError
@@ -42,13 +43,13 @@ def test_one_adagrad_step_by_hand():
     np.testing.assert_allclose(shard.pull()[0], [0.9 - 0.15 / np.sqrt(2.5), 2.1, 2.9], rtol=1e-6)
 
 
-@pytest.mark.parametrize("optimizer,kwargs", [("adagrad", {}), ("rmsprop", {"alpha": 0.99, "eps": 0.1}),
+@pytest.mark.parametrize("optimizer,kwargs", [("adagrad", {}), ("rmsprop", {"decay": 0.99, "eps": 0.1}),
                                               ("adam", {"betas": (0.9, 0.99)}), ("sgd", {"momentum": 0.9})])
 def test_sharded_updates_equal_one_optimizer_on_the_whole_vector(optimizer, kwargs):
     ps = ShardedParameterServer(local_shards(X0, 3, optimizer=optimizer, lr=0.05, **kwargs))
     assert [s.stop - s.start for s in ps.slices] == [3, 2, 2]
     whole = torch.tensor(X0, requires_grad=True)
-    opt = {"adagrad": torch.optim.Adagrad, "rmsprop": torch.optim.RMSprop, "adam": torch.optim.Adam,
+    opt = {"adagrad": torch.optim.Adagrad, "rmsprop": RMSProp, "adam": torch.optim.Adam,
            "sgd": torch.optim.SGD}[optimizer]([whole], lr=0.05, **kwargs)
     for g in GRADS:
         _, versions = ps.pull()

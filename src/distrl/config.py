@@ -12,6 +12,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from distrl.errors import ConfigError
 
 RUNTIMES = ("inline", "ray")
@@ -46,7 +48,7 @@ class LearnerConfig:
     gamma: float = 0.99
     double_q: bool = True
     loss: str = "mse"                # Ape-X: 1/2 (G - q)^2; "huber" for Nature DQN
-    optimizer: str = "rmsprop_centered"
+    optimizer: str = "rmsprop_centered"  # TensorFlow's centered RMSProp (eps inside the sqrt); or "adam"
     lr: float = 0.00025 / 4
     rms_decay: float = 0.95
     rms_eps: float = 1.5e-7
@@ -93,8 +95,10 @@ class RunConfig:
     run_dir: str = ""
     log_every_s: float = 5.0
     checkpoint_every: int = 5000     # learner updates (Gorila: global parameter-server updates) between checkpoints
+    eval_protocol: str = "apex"      # named values of the three below (EVAL_PROTOCOLS); values set by name win
     eval_episodes: int = 20
     eval_epsilon: float = 0.001
+    eval_max_frames: int = 108_000   # evaluation episode cap in emulator frames (Atari only)
     eval_every: int = 0              # ray: updates between evaluations of the latest parameters (0: at the end only)
     torch_threads: int = 0           # 0: one thread for vector observations (small nets), torch's default for images
 
@@ -196,6 +200,8 @@ class SharedRMSPropConfig:
     lr: float = 7e-4
     decay: float = 0.99
     eps: float = 0.1
+    anneal: bool = True              # lr linearly to 0 over max_frames, as the paper (a push counts t_max steps)
+    lr_sample: str = ""              # loguniform: lr drawn per run from LogUniform(1e-4, 1e-2) (the paper's sweeps)
     shared_stats: bool = True        # false: each worker keeps its own statistics (the paper's comparison)
 
 
@@ -256,7 +262,7 @@ class DPGReplayConfig:
 
 @dataclass
 class DPGLearnerConfig:
-    batch_size: int = 256
+    batch_size: int = 512            # unstated for DPG; "otherwise as per DQN" (appendix D): Ape-X DQN's 512
     n_step: int = 3                  # "otherwise as per DQN": Ape-X DQN's n
     gamma: float = 0.99
     lr: float = 1e-4                 # Adam, actor and critic
@@ -348,12 +354,20 @@ class BA3CConfig(RunConfig):
     ray: BA3CRayConfig = field(default_factory=BA3CRayConfig)
 
 
+# Evaluation protocols (every one: up to 30 no-op starts on Atari, unclipped game scores). Human starts
+# cannot be offered: the papers' start states were never published.
+EVAL_PROTOCOLS: dict[str, dict[str, Any]] = {
+    "apex": {"eval_epsilon": 0.001, "eval_max_frames": 108_000},  # Ape-X: 30 minutes of play per episode
+    "dqn": {"eval_epsilon": 0.05, "eval_episodes": 30, "eval_max_frames": 18_000},  # DQN and Gorila: 5 minutes
+}
+
 ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig, "a3c": A3CConfig, "ba3c": BA3CConfig,
                                   "apex-dpg": ApexDPGConfig}
 
 # name -> (architecture, source, overrides). Defaults of the dataclasses are the paper's values.
 PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
-    "apex-atari": ("apex", "Horgan et al. 2018, sec. 4.1 and appendix C (the defaults)", {}),
+    "apex-atari": ("apex", "Horgan et al. 2018, sec. 4.1 and appendix C (the defaults): centered RMSProp by "
+                   "TensorFlow's rule (eps 1.5e-7 inside the square root, mean square from 1)", {}),
     "apex-atari-fast": ("apex", "distrl: Ape-X for a ~20-minute Atari run on one machine with a GPU (bench/pong.py "
                         "sets actors and shards from the cores). Kept from the paper: batch 512, n=3, double Q, "
                         "dueling, priorities 0.6/0.4, per-actor epsilons 0.4^(1+7i/(N-1)), grad clip 40. Changed: "
@@ -382,7 +396,8 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "ray.samples_per_insert": 16.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
     }),
     "gorila-atari": ("gorila", "Nair et al. 2015 (the defaults): 100 bundles, 31 shards, AdaGrad, target every "
-                     "60,000 global updates, epsilon 1 -> 0.1 over 1M global updates", {}),
+                     "60,000 global updates, epsilon 1 -> 0.1 over 1M global updates; DQN's evaluation (epsilon "
+                     "0.05, 30 episodes of up to 5 minutes, no-op starts)", {"eval_protocol": "dqn"}),
     "gorila-cartpole": ("gorila", "distrl: 1-step DQN values that solve CartPole-v1 with 2 bundles in 80k frames "
                         "(Adam on the server: AdaGrad 0.01 reached 283 in a probe)", {
         "actors": 2, "max_frames": 80_000, "log_every_s": 2.0, "checkpoint_every": 2000,
@@ -394,33 +409,41 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "net.hidden": (128, 128), "bundle.actor_steps": 4, "bundle.updates": 2,
     }),
     "a3c-atari": ("a3c", "Mnih et al. 2016 (the defaults): 16 actor-learners, t_max 5, shared RMSProp "
-                  "(decay 0.99, eps 0.1), entropy 0.01, A3C CNN", {}),
+                  "(decay 0.99, eps 0.1, eps inside the square root), lr 7e-4 annealed linearly to 0 over the "
+                  "run (optim.lr_sample=loguniform draws it as the paper's sweeps did), entropy 0.01, the A3C "
+                  "CNN for all four methods", {}),
     "a3c-cartpole": ("a3c", "distrl: A3C values for CartPole-v1 with 2 workers", {
+        "optim.anneal": False,  # measured at a constant rate (a3c-cartpole annealed over 200k frames: 142, not 499)
         "actors": 2, "max_frames": 200_000, "log_every_s": 2.0, "checkpoint_every": 2000,
         # rewards / 10 keep the shared torso's value targets small (unscaled, A3C collapsed to ~15 at
         # 200k frames on Ray); with them lr 2e-3 reached 500 with seeds 1 and 2
         "optim.lr": 2e-3, "rl.reward_scale": 0.1, "net.hidden": (128,), "ray.steps_per_call": 100,
     }),
     "nstep-q-cartpole": ("a3c", "distrl: n-step Q values for CartPole-v1 with 2 workers", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
         "algo": "nstep_q", "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
         "optim.lr": 1e-3, "net.hidden": (128,), "rl.target_update": 4000, "rl.epsilon_anneal_frames": 100_000,
     }),
     "onestep-q-cartpole": ("a3c", "distrl: one-step Q values for CartPole-v1 with 2 workers", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
         "algo": "onestep_q", "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
         "optim.lr": 1e-3, "net.hidden": (128,), "rl.target_update": 1000, "rl.epsilon_anneal_frames": 100_000,
     }),
     "sarsa-cartpole": ("a3c", "distrl: one-step Sarsa values for CartPole-v1 with 2 workers", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
         "algo": "sarsa", "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
         "optim.lr": 1e-3, "net.hidden": (128,), "rl.target_update": 1000, "rl.epsilon_anneal_frames": 100_000,
     }),
     "a3c-pendulum": ("a3c", "distrl: A3C with a Gaussian policy for Pendulum-v1; entropy 0.01, not the paper's 1e-4 "
                      "(with 1e-4 the variance collapsed and the mean stuck at a bound), gamma 0.9, rewards / 8", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
         "actors": 2, "max_frames": 300_000, "log_every_s": 2.0, "checkpoint_every": 2000,
         "optim.lr": 1e-3, "net.hidden": (128,), "rl.entropy_beta": 0.01, "rl.gamma": 0.9,
         "rl.reward_scale": 0.125, "eval_episodes": 10,
     }),
-    "apex-dpg-mujoco": ("apex-dpg", "Horgan et al. 2018, appendix D (the defaults): 64 actors on a cluster, batch 256, "
-                        "Adam 1e-4, targets every 100 batches, sigma 0.3, prioritized eviction", {"actors": 64}),
+    "apex-dpg-mujoco": ("apex-dpg", "Horgan et al. 2018, appendix D (the defaults): 64 actors on a cluster, Adam 1e-4, "
+                        "targets every 100 batches, sigma 0.3, prioritized eviction; batch 512 and n=3 are "
+                        "Ape-X DQN's (the paper states no batch for DPG: 'otherwise as per DQN')", {"actors": 64}),
     "apex-dpg-pendulum": ("apex-dpg", "distrl: Ape-X DPG values for Pendulum-v1 with 2 actors (on Ray, 64 samples per "
                           "insert, the inline ratio: with 32, 2 of 5 seed-1 chaos runs ended near -940)", {
         "actors": 2, "max_frames": 60_000, "log_every_s": 2.0, "checkpoint_every": 2000, "eval_episodes": 10,
@@ -476,20 +499,24 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                     "(decay 0.99, eps 0.1) on the MinAtar network (policy and value heads on its 128 units); distrl: "
                     "lr 1e-3 (the paper samples it per run from LogUniform(1e-4, 1e-2)); first values, not tuned "
                     "yet (1.5 on Breakout after 5 min)", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
         "actors": 2, "max_frames": 5_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "optim.lr": 1e-3,
     }),
     "nstep-q-minatar": ("a3c", "n-step Q on MinAtar with 2 workers: Mnih et al. 2016's t_max 5, shared RMSProp, "
                         "per-worker final epsilons; distrl: lr 1e-3, targets every 10k global frames, epsilon over 100k "
                         "frames (the MinAtar paper's DQN anneal)", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
         "algo": "nstep_q", "actors": 2, "max_frames": 5_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "optim.lr": 1e-3, "rl.target_update": 10_000, "rl.epsilon_anneal_frames": 100_000,
     }),
     "onestep-q-minatar": ("a3c", "one-step Q on MinAtar with 2 workers: as nstep-q-minatar", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
         "algo": "onestep_q", "actors": 2, "max_frames": 5_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "optim.lr": 1e-3, "rl.target_update": 10_000, "rl.epsilon_anneal_frames": 100_000,
     }),
     "sarsa-minatar": ("a3c", "one-step Sarsa on MinAtar with 2 workers: as nstep-q-minatar", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
         "algo": "sarsa", "actors": 2, "max_frames": 5_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "optim.lr": 1e-3, "rl.target_update": 10_000, "rl.epsilon_anneal_frames": 100_000,
     }),
@@ -537,10 +564,36 @@ def build_config(architecture: str, env: str, preset: str | None = None,
     if arch != architecture:
         raise ConfigError(f"preset {preset!r} is for {arch!r}, not {architecture!r}: see `distrl presets`")
     cfg.preset = preset
-    for key, value in {**values, **(overrides or {})}.items():
+    named = {**values, **(overrides or {})}
+    protocol = str(named.get("eval_protocol", ""))  # named by the preset or by --set: its values come first
+    if protocol and protocol not in EVAL_PROTOCOLS:
+        raise ConfigError(f"invalid value {protocol!r} for eval_protocol: accepted values are "
+                          f"{', '.join(EVAL_PROTOCOLS)}")
+    for key, value in {**EVAL_PROTOCOLS.get(protocol, {}), **named}.items():
         set_value(cfg, key, value)
+    _draw_lr(cfg, overrides or {})  # a preset's own optim.lr gives way to the draw
     validate(cfg)
     return cfg
+
+
+LR_SAMPLES = {"loguniform": (1e-4, 1e-2)}  # Mnih et al. 2016: each run's rate from LogUniform(1e-4, 1e-2)
+
+
+def _draw_lr(cfg: Any, overrides: dict[str, Any]) -> None:
+    """A3C's sampled learning rate, drawn once from the run's seed into optim.lr, so config.json (and
+    --resume) keep the value drawn."""
+    optim = getattr(cfg, "optim", None)
+    sample = getattr(optim, "lr_sample", "")
+    if not sample:
+        return
+    if sample not in LR_SAMPLES:
+        raise ConfigError(f"invalid value {sample!r} for optim.lr_sample: accepted values are "
+                          f"{', '.join(LR_SAMPLES)} (or empty for a fixed optim.lr)")
+    if "optim.lr" in overrides:
+        raise ConfigError("optim.lr_sample draws optim.lr: set one of them, not both")
+    low, high = LR_SAMPLES[sample]
+    rng = np.random.default_rng([cfg.seed, 0x1a])
+    optim.lr = float(np.exp(rng.uniform(np.log(low), np.log(high))))
 
 
 def _fields(obj: Any) -> dict[str, dataclasses.Field]:
@@ -644,6 +697,8 @@ def validate(cfg: RunConfig) -> None:
     _check(c.checkpoint_every >= 1, "checkpoint_every", c.checkpoint_every, "whole numbers >= 1")
     _check(c.eval_episodes >= 0, "eval_episodes", c.eval_episodes, "whole numbers >= 0")
     _check(0 <= c.eval_epsilon <= 1, "eval_epsilon", c.eval_epsilon, "numbers in [0, 1]")
+    _check(c.eval_protocol in EVAL_PROTOCOLS, "eval_protocol", c.eval_protocol, ", ".join(EVAL_PROTOCOLS))
+    _check(c.eval_max_frames >= 4, "eval_max_frames", c.eval_max_frames, "whole numbers >= 4 (emulator frames)")
     _check(c.eval_every >= 0, "eval_every", c.eval_every, "whole numbers >= 0 (0: only at the end)")
     _check(c.torch_threads >= 0, "torch_threads", c.torch_threads, "whole numbers >= 0 (0: automatic)")
     for name in ("hidden", "actor_hidden", "critic_hidden"):

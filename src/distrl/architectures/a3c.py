@@ -22,7 +22,7 @@ from distrl.components.param_server import ParamShard, flatten, shard_slices, un
 from distrl.config import A3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.errors import ConfigError
-from distrl.nets import make_policy_value_net, make_q_network
+from distrl.nets import A3CCNN, QNetwork, image_kind, make_policy_value_net, make_q_network
 
 
 class A3C:
@@ -56,6 +56,9 @@ class A3C:
         cfg = self.cfg
         if cfg.algo == "a3c":
             return make_policy_value_net(self.obs_shape, self.action_space, cfg.net.hidden, lstm=cfg.net.lstm)
+        if image_kind(self.obs_shape) == "atari":  # the paper's Q methods use A3C's network, not DQN's
+            torso = A3CCNN(self.obs_shape[0])
+            return QNetwork(torso, torch.nn.Linear(torso.out_features, int(self.action_space.n)))
         return make_q_network(self.obs_shape, int(self.action_space.n), dueling=False, hidden=cfg.net.hidden)
 
     def initial_params(self) -> np.ndarray:
@@ -67,13 +70,21 @@ class A3C:
         from distrl.runtime.shared_memory import SharedMemoryParams
         o = self.cfg.optim
         return SharedMemoryParams.create(self.initial_params(), lr=o.lr, decay=o.decay, eps=o.eps,
-                                         shared_stats=o.shared_stats)
+                                         shared_stats=o.shared_stats, anneal_updates=self.anneal_updates())
+
+    def anneal_updates(self) -> int | None:
+        """Pushes over which the rate falls to 0: global frames / max_frames, a push counting one rollout
+        of t_max agent steps (shorter rollouts at episode ends make it end a little early)."""
+        if not self.cfg.optim.anneal:
+            return None
+        return max(1, round(self.cfg.max_frames / (self.cfg.rl.t_max * self.frame_skip)))
 
     def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
-        """A shard of the sharded store: torch's RMSprop (eps outside the square root, unlike the paper's)."""
+        """A shard of the sharded store: the paper's RMSProp (eps inside the square root), as the shared store."""
         o = self.cfg.optim
         sl = shard_slices(self.n_params, self.cfg.params.shards)[index]
-        return self.initial_params()[sl], {"optimizer": "rmsprop", "lr": o.lr, "alpha": o.decay, "eps": o.eps}
+        return self.initial_params()[sl], {"optimizer": "rmsprop", "lr": o.lr, "decay": o.decay, "eps": o.eps,
+                                           "anneal_updates": self.anneal_updates()}
 
     def make_shard(self, index: int) -> ParamShard:
         values, options = self.shard_args(index)
@@ -99,7 +110,8 @@ class A3C:
         policy = "q" if self.cfg.algo != "a3c" else ("gaussian" if self.continuous else "softmax")
         epsilon = self.cfg.eval_epsilon if not self.continuous else 0.0
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=epsilon, seed=self._seeds[-3], policy=policy)
+                         else episodes, epsilon=epsilon, seed=self._seeds[-3], policy=policy,
+                         max_episode_frames=self.cfg.eval_max_frames)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
         net = self.make_net()

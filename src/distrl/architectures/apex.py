@@ -23,6 +23,8 @@ from distrl.replay.table import frame_fields
 
 class Apex:
     architecture = "apex"
+    # The paper's learning curves follow its greediest actor: the lowest-epsilon env's returns get a column.
+    watched_return: str | None = "return_mean_lowest_epsilon"
 
     def __init__(self, cfg: ApexConfig):
         self.cfg = cfg
@@ -64,13 +66,16 @@ class Apex:
         def env_fn(j: int):
             return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)
 
+        # The lowest epsilon of all is the last env of the last actor: its returns get their own column.
         return Actor(env_fn, self.make_net(), self.actor_epsilons(index), sink=sink, source=source,
                      n_step=cfg.learner.n_step, gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
-                     pull_every=cfg.actor.pull_every, frame_skip=self.frame_skip, seed=seed + k)
+                     pull_every=cfg.actor.pull_every, frame_skip=self.frame_skip, seed=seed + k,
+                     watch_env=k - 1 if index == cfg.actors - 1 else None)
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-3])
+                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-3],
+                         max_episode_frames=self.cfg.eval_max_frames)
 
     def learner_step(self, replay: ReplayTable, learner: DQNLearner, sampled=None) -> dict[str, float]:
         """Sample (or take a prefetched sample), train, write back priorities, trim on schedule."""

@@ -28,6 +28,7 @@ from distrl.replay import PrioritizedRemover, PrioritizedSampler, ReplayTable
 
 class ApexDPG(Apex):
     architecture = "apex-dpg"
+    watched_return = None  # one noise scale for every actor: no greediest one to follow
 
     def __init__(self, cfg: ApexDPGConfig):
         self.cfg = cfg
@@ -84,7 +85,8 @@ class ApexDPG(Apex):
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         """The noiseless deterministic policy (the paper's evaluation)."""
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=0.0, seed=self._seeds[-3], policy="deterministic")
+                         else episodes, epsilon=0.0, seed=self._seeds[-3], policy="deterministic",
+                         max_episode_frames=self.cfg.eval_max_frames)
 
     def checkpoint_meta(self, learner: DPGLearner) -> dict:
         return {"architecture": self.architecture, "env": self.cfg.env,

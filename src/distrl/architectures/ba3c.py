@@ -76,7 +76,8 @@ class BA3C:
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         """Greedy episodes (the paper's evaluation scores take the most probable action)."""
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-2], policy="softmax")
+                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-2], policy="softmax",
+                         max_episode_frames=self.cfg.eval_max_frames)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
         net = self.make_net()

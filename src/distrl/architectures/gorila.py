@@ -148,7 +148,8 @@ class Gorila:
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-3])
+                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-3],
+                         max_episode_frames=self.cfg.eval_max_frames)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
         """The flat parameter vector as the network's state dict (for the evaluator)."""

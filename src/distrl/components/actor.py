@@ -38,7 +38,8 @@ class NStepActor:
 
     def __init__(self, make_env: Callable[[int], Any], num_envs: int, net: nn.Module, *, sink: Sink,
                  source: ParameterSource, n_step: int, gamma: float, flush_size: int, pull_every: int,
-                 frame_skip: int = 1, seed: int = 0):
+                 frame_skip: int = 1, seed: int = 0, watch_env: int | None = None):
+        """`watch_env`: an env whose episode returns are also kept apart (Ape-X: the lowest epsilon's)."""
         self.envs = [make_env(j) for j in range(num_envs)]
         self.net = net.eval()
         self.sink, self.source = sink, source
@@ -51,6 +52,8 @@ class NStepActor:
         self.param_version = -1
         self._frames_at_pull = 0
         self.returns: list[float] = []  # finished episodes' unclipped returns, drained by the runtime
+        self.watch_env = watch_env
+        self.watched_returns: list[float] = []
 
     def pull(self) -> None:
         """Load the source's latest parameters; a source with nothing new returns None."""
@@ -78,6 +81,8 @@ class NStepActor:
         self.episodes += 1
         if "episode" in info:
             self.returns.append(float(info["episode"]["r"]))
+            if j == self.watch_env:
+                self.watched_returns.append(self.returns[-1])
         self.adders[j].reset()
         self.obs[j], _ = self.envs[j].reset()
 
@@ -111,6 +116,10 @@ class NStepActor:
         out, self.returns = self.returns, []
         return out
 
+    def drain_watched_returns(self) -> list[float]:
+        out, self.watched_returns = self.watched_returns, []
+        return out
+
     def counters(self) -> dict[str, float]:
         return {"frames": self.frames, "steps": self.steps, "episodes": self.episodes,
                 "param_pulls": self.pulls, "transitions_sent": self.sent}
@@ -130,11 +139,12 @@ class Actor(NStepActor):
     def __init__(self, make_env: Callable[[int], Any], net: nn.Module, epsilons: Sequence[float], *,
                  sink: Sink, source: ParameterSource, n_step: int, gamma: float, flush_size: int,
                  pull_every: int, frame_skip: int = 1, seed: int = 0,
-                 epsilon_schedule: Callable[[int], float] | None = None):
+                 epsilon_schedule: Callable[[int], float] | None = None, watch_env: int | None = None):
         """`epsilon_schedule(version)`, if given, sets every env's epsilon from the version of the
         parameters pulled (Gorila anneals epsilon over global parameter-server updates)."""
         super().__init__(make_env, len(epsilons), net, sink=sink, source=source, n_step=n_step, gamma=gamma,
-                         flush_size=flush_size, pull_every=pull_every, frame_skip=frame_skip, seed=seed)
+                         flush_size=flush_size, pull_every=pull_every, frame_skip=frame_skip, seed=seed,
+                         watch_env=watch_env)
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
         self.epsilon_schedule = epsilon_schedule
         self._waiting: list[list[dict]] = [[] for _ in self.envs]  # transitions awaiting q(s_{t+k})

@@ -118,13 +118,16 @@ class ActorLearner:
                 self.episodes += 1
                 if "episode" in info:
                     self.returns.append(float(info["episode"]["r"]))
-                self.obs, _ = self.env.reset()
-                self.state = self.net.initial_state(1) if self.lstm else None
-                self.next_action = None
                 break
             self.obs = next_obs
+        # The loss before the reset: a time-limit cut bootstraps from V(s_T) under the LSTM state
+        # the rollout reached, not the next episode's zeros.
         loss = self._loss(obs_list, actions, rewards, dones, next_obs_list, next_actions, logits_list, values,
                           means, variances)
+        if terminated or truncated:
+            self.obs, _ = self.env.reset()
+            self.state = self.net.initial_state(1) if self.lstm else None
+            self.next_action = None
         self._push(loss)
 
     # ---- learning --------------------------------------------------------------------------
@@ -134,7 +137,7 @@ class ActorLearner:
         if self.algo == "a3c":
             if self.continuous:
                 return self.net(obs)[2][0]
-            return self.net(obs, self.state)[1][0]  # the state after the last step (zeros after a reset)
+            return self.net(obs, self.state)[1][0]  # the state after the last step
         return self.target(obs).max(1).values[0]
 
     def _loss(self, obs_list, actions, rewards, dones, next_obs_list, next_actions, logits_list, values,

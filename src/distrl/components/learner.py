@@ -10,15 +10,16 @@ import torch
 from torch import nn
 
 from distrl.algos.dqn import double_q_targets, q_targets, td_loss
+from distrl.algos.rmsprop import RMSProp
 from distrl.components.param_server import unflatten_into
 from distrl.config import LearnerConfig
 
 
 def make_optimizer(params, cfg: LearnerConfig) -> torch.optim.Optimizer:
     if cfg.optimizer == "rmsprop_centered":
-        # Ape-X appendix C: centered RMSProp, decay 0.95, eps 1.5e-7, no momentum.
-        return torch.optim.RMSprop(params, lr=cfg.lr, alpha=cfg.rms_decay, eps=cfg.rms_eps,
-                                   centered=True, momentum=0.0)
+        # Ape-X appendix C: centered RMSProp, decay 0.95, eps 1.5e-7, no momentum, as TensorFlow
+        # defines it (eps inside the square root, mean square starting at 1).
+        return RMSProp(params, lr=cfg.lr, decay=cfg.rms_decay, eps=cfg.rms_eps, centered=True, initial_ms=1.0)
     return torch.optim.Adam(params, lr=cfg.lr)
 
 

@@ -32,6 +32,7 @@ class Monitor:
         self.live_enabled = self.console.is_terminal if live is None else live
         self.returns: deque[float] = deque(maxlen=100)
         self.episodes = 0
+        self._watched: tuple[str, deque[float]] | None = None
         self._start = time.perf_counter()
         self._first: tuple[float, dict[str, float]] | None = None
         self._last: tuple[float, dict[str, float]] | None = None
@@ -46,6 +47,15 @@ class Monitor:
     def add_returns(self, returns: list[float]) -> None:
         self.returns.extend(returns)
         self.episodes += len(returns)
+
+    def watch(self, column: str, window: int = 10) -> None:
+        """One more return column in every row from the first on: the mean of the last `window` episodes
+        fed to add_watched_returns (Ape-X: its lowest-epsilon env, which finishes few of them)."""
+        self._watched = (column, deque(maxlen=window))
+
+    def add_watched_returns(self, returns: list[float]) -> None:
+        if self._watched is not None:
+            self._watched[1].extend(returns)
 
     def return_mean(self) -> float:
         return float(sum(self.returns) / len(self.returns)) if self.returns else math.nan
@@ -67,6 +77,9 @@ class Monitor:
         row = {"wall_s": round(now, 3), "frames": counters.get("actors/frames", 0),
                "updates": counters.get("learner/updates", 0), "episode_return_mean": self.return_mean(),
                "episodes": self.episodes}
+        if self._watched is not None:
+            column, window = self._watched
+            row[column] = float(sum(window) / len(window)) if window else math.nan
         row.update(extra or {})
         for key, name in RATE_NAMES.items():
             if key in counters:
@@ -103,9 +116,12 @@ class Monitor:
 
     def _write(self, row: dict[str, float]) -> None:
         if self._csv is None:
-            self._csv_file = open(self.run_dir / "metrics.csv", "a", newline="")
-            self._csv = csv.DictWriter(self._csv_file, fieldnames=list(row), extrasaction="ignore")
-            if self._csv_file.tell() == 0:
+            path = self.run_dir / "metrics.csv"
+            # A resumed run appends under the header it began with (columns added since are left out).
+            header = path.read_text().partition("\n")[0].split(",") if path.exists() and path.stat().st_size else None
+            self._csv_file = open(path, "a", newline="")
+            self._csv = csv.DictWriter(self._csv_file, fieldnames=header or list(row), extrasaction="ignore")
+            if header is None:
                 self._csv.writeheader()
         self._csv.writerow(row)
         self._csv_file.flush()

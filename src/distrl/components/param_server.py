@@ -17,12 +17,13 @@ import numpy as np
 import torch
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
+from distrl.algos.rmsprop import RMSProp
 from distrl.errors import CheckpointError, ConfigError
 from distrl.replay.sharded import local_call, local_gather
 
 OPTIMIZERS: dict[str, type[torch.optim.Optimizer]] = {
     "adagrad": torch.optim.Adagrad,  # Gorila
-    "rmsprop": torch.optim.RMSprop,  # A3C (shared statistics)
+    "rmsprop": RMSProp,  # A3C: eps inside the square root, as the shared-memory store
     "adam": torch.optim.Adam,
     "sgd": torch.optim.SGD,
 }

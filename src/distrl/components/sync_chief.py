@@ -5,7 +5,8 @@ parameters of an older round arrives late: it is dropped and counted, so no stal
 applied. Cutting a round at f < 1 keeps stragglers from setting the pace.
 
 Plain class: the Ray runtime makes the pushing workers wait for their round to close; inline, the
-workers push in turn."""
+workers push in turn, in an order drawn anew each round (runtime/inline.py:push_order), so the late
+ones differ from round to round."""
 
 from __future__ import annotations
 

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.architectures.apex import Apex
 from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
@@ -44,6 +46,8 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
         if cfg.replay.checkpoint and 0 in (saved := replay_set(run_dir)):
             replay = ReplayTable.restore(saved[0])
     actors = [arch.make_actor(i, sink=replay, source=learner) for i in range(cfg.actors)]
+    if arch.watched_return:
+        monitor.watch(arch.watched_return)
 
     def counters() -> dict[str, float]:
         c = {f"actors/{k}": base.get(k, 0) + sum(a.counters()[k] for a in actors)
@@ -66,6 +70,7 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
             for actor in actors:
                 actor.run(cfg.inline.actor_steps)
                 monitor.add_returns(actor.drain_returns())
+                monitor.add_watched_returns(actor.drain_watched_returns())
             if len(replay) >= cfg.replay.min_size:
                 for _ in range(cfg.inline.updates_per_round):
                     arch.learner_step(replay, learner)
@@ -208,10 +213,19 @@ def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) ->
             owner.unlink()
 
 
+def push_order(workers: int, round: int, seed: int) -> list[int]:
+    """The order the workers push in during sync round `round`. In a fixed order the same workers
+    would be late (f < 1) every round and their data would never train the model; drawn from
+    (seed, round), who is late is chance, as for real stragglers, and a run, resumed or not,
+    repeats its orders."""
+    return [int(i) for i in np.random.default_rng([seed, round]).permutation(workers)]
+
+
 def run_ba3c(arch: BA3C, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
     """Workers stepped in turn. Sync: each computes a gradient on the open round's parameters and
-    pushes it to the chief; pushes after the round closed (f < 1) are late and dropped, as a slow
-    worker's would be. Async: each worker's push is applied on arrival and it pulls the result."""
+    pushes it to the chief, in `push_order`; pushes after the round closed (f < 1) are late and
+    dropped, as a slow worker's would be. Async: each worker's push is applied on arrival and it
+    pulls the result."""
     cfg = arch.cfg
     data = arch.restore(run_dir) if resume else None
     base = {k: int(v) for k, v in data["counters"].items()} if data else {}
@@ -247,8 +261,9 @@ def run_ba3c(arch: BA3C, run_dir: Path, monitor: Monitor, resume: bool = False) 
     try:
         while totals().get("frames", 0) < cfg.max_frames:
             if cfg.sync.mode == "sync":
-                for i, w in enumerate(workers):
-                    mean = chief.push(w.gradient(), int(versions.min()), i)
+                open_round = int(versions.min())
+                for i in push_order(cfg.actors, open_round, cfg.seed):
+                    mean = chief.push(workers[i].gradient(), open_round, i)
                     if mean is not None:
                         ps.push(mean, versions)
                 flat, versions = ps.pull()

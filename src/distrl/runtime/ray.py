@@ -158,6 +158,7 @@ def _add_report(ref: Any, totals: dict, monitor: Monitor) -> dict | None:
     for k, v in out["counters"].items():
         totals[k] = totals.get(k, 0) + v
     monitor.add_returns(out["returns"])
+    monitor.add_watched_returns(out.get("watched_returns", []))
     return out
 
 
@@ -251,7 +252,7 @@ class ActorWorker:
     def run(self, steps: int) -> dict:
         self.actor.run(steps)
         return {"counters": self._deltas(self.actor.counters()), "returns": self.actor.drain_returns(),
-                "pid": os.getpid()}
+                "watched_returns": self.actor.drain_watched_returns(), "pid": os.getpid()}
 
     def pid(self) -> int:
         return os.getpid()
@@ -456,6 +457,8 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     restored = ray.get(learner.restored.remote())
     base = {k: int(v) for k, v in restored["counters"].items()}
     monitor.add_returns(restored["returns"])
+    if arch.watched_return:
+        monitor.watch(arch.watched_return)
     actor_cls = ray.remote(ActorWorker).options(num_cpus=1, **_RESTART, **placement)
     actors = [actor_cls.remote(cfg_dict, i, shards, learner) for i in range(cfg.actors)]
     evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(cfg_dict) \
@@ -517,7 +520,8 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     monitor.start(counters())
     try:
         while totals["frames"] < cfg.max_frames:
-            parked += _collect(pending, totals, monitor, faults, "actor_restarts", pids)  # a dead one's unsent data is lost
+            # a dead actor's unsent data is lost
+            parked += _collect(pending, totals, monitor, faults, "actor_restarts", pids)
             while parked and may_act():
                 i = parked.pop(0)
                 pending[actors[i].run.remote(cfg.ray.steps_per_call)] = i

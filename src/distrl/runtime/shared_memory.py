@@ -15,7 +15,9 @@ from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
 import numpy as np
+import torch
 
+from distrl.algos.rmsprop import rmsprop_
 from distrl.errors import CheckpointError, ConfigError
 
 # CPython < 3.13 registers a segment with the resource tracker on attach too, and that tracker
@@ -28,19 +30,11 @@ def rmsprop_step(params: np.ndarray, stats: np.ndarray, grad: np.ndarray,
                  lr: float, decay: float, eps: float) -> None:
     """The paper's shared RMSProp, in place: g = decay*g + (1-decay)*grad^2; theta -= lr*grad/sqrt(g+eps).
 
-    Non-centered, no momentum, and eps inside the square root (torch's RMSprop adds it outside).
-    Each line reads and writes the arrays in place, so concurrent callers on shared arrays
-    interleave without a lock: the Hogwild updates the paper relies on."""
-    grad = np.asarray(grad, dtype=np.float32)
-    sq = np.square(grad)
-    sq *= 1.0 - decay
-    stats *= decay
-    stats += sq
-    step = stats + eps          # a private buffer: the step is computed before touching params
-    np.sqrt(step, out=step)
-    np.divide(grad, step, out=step)
-    step *= lr
-    params -= step
+    Non-centered, no momentum, eps inside the square root: `distrl.algos.rmsprop`'s rule, the one the
+    sharded store's "rmsprop" shards apply too, run on torch views of the (shared) numpy arrays. It
+    updates them in place without a lock: the Hogwild updates the paper relies on."""
+    grad = torch.from_numpy(np.array(grad, dtype=np.float32))  # a private, writable copy
+    rmsprop_(torch.from_numpy(params), grad, torch.from_numpy(stats), lr=lr, decay=decay, eps=eps)
 
 
 class SharedMemoryParams:
@@ -64,8 +58,10 @@ class SharedMemoryParams:
 
     @classmethod
     def create(cls, initial: np.ndarray, *, lr: float = 7e-4, decay: float = 0.99, eps: float = 0.1,
-               shared_stats: bool = True, name_prefix: str | None = None) -> SharedMemoryParams:
-        """The owner's handle: new segments holding `initial`, zero statistics and zero counters."""
+               shared_stats: bool = True, anneal_updates: int | None = None,
+               name_prefix: str | None = None) -> SharedMemoryParams:
+        """The owner's handle: new segments holding `initial`, zero statistics and zero counters. With
+        `anneal_updates`, the rate falls linearly from lr to 0 over that many updates (A3C's schedule)."""
         initial = np.asarray(initial, dtype=np.float32).reshape(-1)
         if initial.size == 0:
             raise ConfigError("shared parameter store needs at least one parameter, got an empty vector")
@@ -87,7 +83,8 @@ class SharedMemoryParams:
             raise
         spec = {"params": segments["params"].name, "counters": segments["counters"].name,
                 "stats": segments["stats"].name if shared_stats else None,
-                "size": int(initial.size), "lr": float(lr), "decay": float(decay), "eps": float(eps)}
+                "size": int(initial.size), "lr": float(lr), "decay": float(decay), "eps": float(eps),
+                "anneal_updates": anneal_updates}
         store = cls(segments, spec)
         store._params[:] = initial
         store._stats[:] = 0.0
@@ -130,10 +127,14 @@ class SharedMemoryParams:
         flat_grad = np.asarray(flat_grad, dtype=np.float32)
         if flat_grad.shape != (self.size(),):
             raise ValueError(f"push needs a flat gradient of {self.size()} values, got shape {flat_grad.shape}")
-        rmsprop_step(self._params, self._stats, flat_grad, self.lr, self.decay, self.eps)
+        rmsprop_step(self._params, self._stats, flat_grad, self.current_lr(), self.decay, self.eps)
         self._counters[_VERSION] += 1
         self._counters[_APPLIED] += 1
         return np.array([True])
+
+    def current_lr(self) -> float:
+        anneal = self._spec.get("anneal_updates")
+        return self.lr * max(0.0, 1.0 - int(self._counters[_VERSION]) / anneal) if anneal else self.lr
 
     def push_pull(self, flat_grad: np.ndarray, versions: Any = None) -> tuple[np.ndarray, np.ndarray]:
         self.push(flat_grad, versions)
