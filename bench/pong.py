@@ -186,7 +186,7 @@ def summarise(curve: list[dict], evals: list[dict], meta: dict, gpu_rows: list[d
     util = [float(g["gpu_util_pct"]) for g in gpu_rows if learning and float(g["wall_s"]) >= learning[0]["wall_s"]]
     last = curve[-1] if curve else {}
     return {"game": meta["game"], "arch": meta.get("arch", "apex"), "seed": meta["seed"], "machine": meta["machine"],
-            "cores": meta["cores"],
+            "cores": meta.get("cores"),
             "plan": meta["plan"],
             "wall_s": last.get("wall_s"), "frames": last.get("frames"), "updates": last.get("updates"),
             "last_train_return": last.get("train_return"),
@@ -303,9 +303,8 @@ def main() -> None:
     (run_dir / "bench-summary.json").write_text(json.dumps(result, indent=2))
     for name in ("curve.csv", "evals.csv", "bench-summary.json"):
         shutil.copyfile(run_dir / name, results / f"{tag}-{name}")
-    figure = draw(curve, evals, args.out_root / "figures" / f"{tag}.png",
-                  f"{arch} on {meta['game']}, seed {meta['seed']}, {meta['machine']} ({meta['cores']} cores)") \
-        if curve else None
+    title = f"{arch} on {meta['game']}, seed {meta['seed']}, {meta['machine']} ({meta.get('cores', '?')} cores)"
+    figure = draw(curve, evals, args.out_root / "figures" / f"{tag}.png", title) if curve else None
     print(json.dumps(result, indent=2))
     print(f"wrote {run_dir}/curve.csv, evals.csv and bench-summary.json (copies: {results}/{tag}-*)"
           + (f", and {figure}" if figure else ""))
