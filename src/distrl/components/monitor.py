@@ -118,8 +118,10 @@ class Monitor:
         if self._csv is None:
             path = self.run_dir / "metrics.csv"
             # A resumed run appends under the header it began with (columns added since are left out).
-            header = path.read_text().partition("\n")[0].split(",") if path.exists() and path.stat().st_size else None
-            self._csv_file = open(path, "a", newline="")
+            self._csv_file = open(path, "a+", newline="")
+            self._csv_file.seek(0)  # "a+" reads from anywhere; every write still goes to the end
+            first = self._csv_file.readline()
+            header = first.rstrip("\r\n").split(",") if first else None
             self._csv = csv.DictWriter(self._csv_file, fieldnames=header or list(row), extrasaction="ignore")
             if header is None:
                 self._csv.writeheader()

@@ -509,6 +509,11 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
         slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor
         return totals["transitions_sent"] <= cfg.replay.min_size + samples / spi + slack
 
+    def note_progress() -> Any:
+        """The driver's frame counts and recent returns, for the learner to save with its next checkpoint."""
+        return learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
+                                            list(monitor.returns))
+
     def gauges(c: dict[str, float]) -> dict[str, float]:
         now = int(c.get("learner/replay_waits", 0))
         if now < waits["last"]:  # a restarted learner counts from zero again
@@ -544,8 +549,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
                 last_log = time.perf_counter()
                 last_counters = counters()
                 monitor.log(last_counters, gauges(last_counters))
-                learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
-                                             list(monitor.returns))
+                note_progress()
                 if cfg.eval_every and eval_ref is None and last_counters.get("learner/updates", 0) >= next_eval:
                     params_ref, version = ray.get(learner.params.remote())
                     eval_ref = evaluator.evaluate.remote(params_ref[0], version)
@@ -554,8 +558,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
                 hook(state)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: save where the run stopped, for --resume
         try:
-            ray.get(learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
-                                                 list(monitor.returns)), timeout=30)
+            ray.get(note_progress(), timeout=30)
             print(f"distrl: saved {ray.get(learner.checkpoint.remote(), timeout=120)}", file=sys.stderr)
         except (RayActorError, GetTimeoutError):
             pass  # the learner is restarting: its newest periodic checkpoint stands
@@ -567,8 +570,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     _retry(lambda: ray.get(learner.stop.remote()), wait)
     updates = ray.get(training) if training is not None else \
         _retry(lambda: ray.get(learner.counters.remote())["updates"], wait)
-    ray.get(learner.note_progress.remote({k: totals[k] for k in ("frames", "episodes", "param_pulls")},
-                                         list(monitor.returns)))
+    ray.get(note_progress())
     ray.get(learner.checkpoint.remote())
     last_counters = counters()
     final = monitor.log(last_counters, gauges(last_counters))
