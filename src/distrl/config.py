@@ -494,6 +494,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                        "minutes on 2 cores)", {
         "actors": 2, "max_frames": 2_700_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "eval_every": 5_000, "eval_episodes": 10,
+        # 100k frames: 2 bundles x 50k steps, one global update per 16 steps of a bundle
         "actor.epsilon_end": 0.01, "actor.epsilon_updates": 6_250, "actor.flush_size": 4,
         "actor.pull_every_steps": 16,
         "replay.capacity": 100_000, "replay.min_size": 5_000, "replay.compress": False,
