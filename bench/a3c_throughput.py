@@ -5,9 +5,9 @@ Run: python bench/a3c_throughput.py [--seconds S] [--workers 1,2] [--shards 1,2]
                                     [--envs CartPole-v1,ALE/Pong-v5] [--quick]
 
 Workers are placed as `distrl train a3c --runtime ray` places them: one Ray actor per worker
-(distrl.runtime.ray_a3c.WorkerActor, algo a3c, one torch thread each), attached by name to a
+(distrl.runtime.ray.a3c.WorkerActor, algo a3c, one torch thread each), attached by name to a
 SharedMemoryParams that the driver owns (`params.store=shared`), or talking to one Ray actor per
-shard (distrl.runtime.ray.ShardWorker, `params.store=sharded`), so the sharded figures include
+shard (distrl.runtime.ray.hosts.ShardWorker, `params.store=sharded`), so the sharded figures include
 Ray's transport of every push+pull. Presets: a3c-cartpole for CartPole-v1 (MLP 128), a3c-atari for
 Pong (the A3C CNN; frame skip 4, so env frames = agent steps x 4, as the workers count them).
 
@@ -50,8 +50,8 @@ def measure(env: str, workers: int, store: str, shards: int, seconds: float) -> 
 
     from distrl import config as C
     from distrl.architectures.a3c import A3C
-    from distrl.runtime.ray import ShardWorker
-    from distrl.runtime.ray_a3c import WorkerActor
+    from distrl.runtime.ray.hosts import ShardWorker
+    from distrl.runtime.ray.a3c import WorkerActor
 
     cfg = make_cfg(env, workers, store, shards)
     arch, cfg_dict, steps = A3C(cfg), C.to_dict(cfg), cfg.ray.steps_per_call

@@ -3,7 +3,7 @@
 Run: python bench/ba3c_scaling.py [--workers 1,2,4] [--seconds S] [--env ID] [--gradients-per-call K]
                                   [--fraction F] [--quick]
 
-Actors are placed as `distrl train ba3c --runtime ray` places them (distrl.runtime.ray_ba3c.start_ba3c):
+Actors are placed as `distrl train ba3c --runtime ray` places them (distrl.runtime.ray.ba3c.start_ba3c):
 one Ray actor per parameter-server shard, one per worker (BA3CWorkerActor, 1 torch thread each)
 and, in sync mode, the asyncio chief. Presets: ba3c-atari for Atari (the paper's setting: BA3C CNN
 with a 128-unit layer, n_sim 10, t_max 5, bs 32, 4 shards running Adam), ba3c-cartpole for
@@ -52,9 +52,9 @@ def measure(env: str, workers: int, mode: str, fraction: float, seconds: float, 
     import ray
 
     from distrl.architectures.ba3c import BA3C
-    from distrl.components.param_server import ShardedParameterServer
-    from distrl.runtime.ray import _call
-    from distrl.runtime.ray_ba3c import start_ba3c
+    from distrl.params.param_server import ShardedParameterServer
+    from distrl.runtime.ray.cluster import call
+    from distrl.runtime.ray.ba3c import start_ba3c
 
     keys = ("data_points", "frames", "gradients")
     with tempfile.TemporaryDirectory() as run_dir:
@@ -63,7 +63,7 @@ def measure(env: str, workers: int, mode: str, fraction: float, seconds: float, 
         shards, chief, handles = start_ba3c(arch, Path(run_dir))
         pending: dict = {}
         try:
-            ps = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
+            ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
             ray.get([h.run.remote(k) for h in handles])  # warm-up: start-up, first pulls, the chief's first rounds
             report = (lambda: ray.get(chief.report.remote())) if chief is not None else (lambda: {"dropped_late": 0})
             updates0, dropped0 = ps.updates(), report()["dropped_late"]

@@ -54,8 +54,8 @@ def rate(fn, seconds: float) -> float:
 def ps_rates(n_params: int, shards: int, seconds: float) -> dict:
     import ray
 
-    from distrl.components.param_server import ParamShard, ShardedParameterServer, local_shards
-    from distrl.runtime.ray import _call
+    from distrl.params.param_server import ParamShard, ShardedParameterServer, local_shards
+    from distrl.runtime.ray.cluster import call
 
     values = np.random.default_rng(0).normal(size=n_params).astype(np.float32) * 0.01
     grad = np.full(n_params, 1e-3, np.float32)
@@ -67,7 +67,7 @@ def ps_rates(n_params: int, shards: int, seconds: float) -> dict:
     sizes = [s.size() for s in local.shards]
     actors = [ray.remote(ParamShard).options(num_cpus=0).remote(values[sl], optimizer="adagrad")
               for sl in local.slices]
-    remote = ShardedParameterServer(actors, _call, ray.get, sizes=sizes)
+    remote = ShardedParameterServer(actors, call, ray.get, sizes=sizes)
     out["ray_push"] = rate(lambda: remote.push(grad, versions), seconds / 3)
     out["ray_pull"] = rate(remote.pull, seconds / 3)
     out["ray_push_pull"] = rate(lambda: remote.push_pull(grad, versions), seconds / 3)

@@ -14,7 +14,7 @@ from distrl.algos.actor_critic import a3c_loss
 from distrl.architectures.a3c import A3C
 from distrl.cli import main
 from distrl.components.actor_learner import ActorLearner
-from distrl.components.param_server import ShardedParameterServer, flatten, local_shards
+from distrl.params.param_server import ShardedParameterServer, flatten, local_shards
 from distrl.errors import ConfigError
 from distrl.nets import PolicyValueNet
 from distrl.training import train
@@ -48,7 +48,7 @@ def test_inline_runs_are_deterministic(tmp_path):
 
 
 def test_worker_push_moves_the_shared_parameters_and_the_peer_sees_them(tmp_path):
-    from distrl.runtime.shared_memory import SharedMemoryParams
+    from distrl.params.shared_memory import SharedMemoryParams
     arch = A3C(small_cfg(tmp_path))
     owner = arch.create_shared_store()
     try:

@@ -8,7 +8,7 @@ import pytest
 
 from distrl import config as C
 from distrl.errors import ConfigError
-from distrl.runtime.shared_memory import SharedMemoryParams
+from distrl.params.shared_memory import SharedMemoryParams
 
 
 def test_the_shared_store_anneals_the_rate_to_zero_over_its_updates():

@@ -12,7 +12,7 @@ from distrl import config as C
 from distrl.architectures.gorila import Gorila
 from distrl.cli import main
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
-from distrl.components.param_server import ShardedParameterServer, flatten, local_shards
+from distrl.params.param_server import ShardedParameterServer, flatten, local_shards
 from distrl.errors import CheckpointError, ConfigError
 from distrl.nets import make_q_network
 from distrl.training import train

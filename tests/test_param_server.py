@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from distrl.algos.rmsprop import RMSProp
-from distrl.components.param_server import (ParamShard, ShardedParameterServer, flat_grad, flatten, local_shards,
+from distrl.params.param_server import (ParamShard, ShardedParameterServer, flat_grad, flatten, local_shards,
                                             shard_slices, unflatten_into)
 from distrl.errors import CheckpointError, ConfigError
 

@@ -41,7 +41,8 @@ def test_actors_deflate_atari_stacks_and_the_replay_files_the_bytes():
 
     from distrl.replay import FifoRemover, Packed, PrioritizedSampler
     from distrl.replay.sharded import ShardedReplay
-    from distrl.runtime.ray import ReplayShard, _BoundedSink, _call
+    from distrl.runtime.ray.cluster import call
+    from distrl.runtime.ray.hosts import BoundedSink, ReplayShard
     rng = np.random.default_rng(0)
     obs = rng.integers(0, 4, (10, 4, 84, 84), dtype=np.uint8)
     batch = {"obs": obs, "next_obs": obs[::-1].copy(), "action": np.arange(10)}
@@ -54,11 +55,11 @@ def test_actors_deflate_atari_stacks_and_the_replay_files_the_bytes():
             sent.append(batch)
             return ray.put(None)
 
-    _BoundedSink(Wire(), 2, frames).add(batch)
+    BoundedSink(Wire(), 2, frames).add(batch)
     assert all(isinstance(sent[0][k], Packed) for k in frames) and sent[0]["action"] is batch["action"]
 
     shard = ray.remote(ReplayShard).remote(100, PrioritizedSampler(), FifoRemover(), 0, frames)
-    sink = _BoundedSink(ShardedReplay([shard], PrioritizedSampler(), call=_call, gather=ray.get), 0, frames)
+    sink = BoundedSink(ShardedReplay([shard], PrioritizedSampler(), call=call, gather=ray.get), 0, frames)
     sink.add(batch, np.ones(10))
     _, out, _ = ray.get(shard.sample.remote(64))
     np.testing.assert_array_equal(out["obs"], obs[out["action"]])
@@ -232,7 +233,7 @@ def test_a_replay_shard_actor_trims_past_capacity():
     import numpy as np
 
     from distrl.replay import FifoRemover, PrioritizedSampler
-    from distrl.runtime.ray import ReplayShard
+    from distrl.runtime.ray.hosts import ReplayShard
     shard = ray.remote(ReplayShard).remote(100, PrioritizedSampler(0.6, 0.4), FifoRemover(), 0, ())
     for i in range(3):
         batch = {"obs": np.full((50, 4), i, np.float32), "action": np.zeros(50, np.int64)}

@@ -25,7 +25,7 @@ def cfg_for(tmp_path, frames=4000, **extra):
 def straggler(tmp_path, fraction, slow_gradients=3, delay_s=1.0):
     """Worker 1 takes delay_s longer per gradient; worker 0 computes one gradient per call until the
     slow worker's `slow_gradients` are done. Returns (chief report, fast worker's gradients)."""
-    from distrl.runtime.ray_ba3c import start_ba3c
+    from distrl.runtime.ray.ba3c import start_ba3c
     arch = BA3C(cfg_for(tmp_path, **{"sync.fraction": fraction, "ps.shards": 1}))
     shards, chief, workers = start_ba3c(arch, tmp_path / "run", delays=[0.0, delay_s])
     try:
@@ -77,8 +77,8 @@ def test_killed_worker_is_restarted_and_rounds_go_on(tmp_path, train_with_hook):
             os.kill(ray.get(state["workers"][0].pid.remote()), signal.SIGKILL)
             seen["at"] = state["totals"]["frames"]
 
-    from distrl.runtime import ray_ba3c
-    summary = train_with_hook(ray_ba3c, "run_ba3c", cfg_for(tmp_path, 6000), hook)
+    from distrl.runtime import ray as ray_runtime
+    summary = train_with_hook(ray_runtime, "run_ba3c", cfg_for(tmp_path, 6000), hook)
     assert seen and summary["faults"]["worker_restarts"] >= 1 and summary["frames"] >= 6000
 
 

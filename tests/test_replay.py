@@ -9,7 +9,7 @@ from scipy.stats import chisquare
 from distrl.errors import CheckpointError, ConfigError
 from distrl.replay import (FifoRemover, PrioritizedRemover, PrioritizedSampler, ReplayTable, SumTree,
                            UniformSampler)
-from distrl.replay.table import _SLOT_MASK
+from distrl.replay.table import SLOT_MASK
 
 
 def _batch(values, obs_shape=(2,)):
@@ -175,7 +175,7 @@ def test_update_priorities_ignores_removed_keys_even_after_slot_reuse():
     table.add(_batch([1, 2]))
     assert table.trim() == 1  # FIFO: id 0 goes
     k3 = table.add(_batch([3]))[0]
-    assert k3 != k0 and (k3 & _SLOT_MASK) == (k0 & _SLOT_MASK)  # id 3 reuses id 0's slot
+    assert k3 != k0 and (k3 & SLOT_MASK) == (k0 & SLOT_MASK)  # id 3 reuses id 0's slot
     table.update_priorities(np.array([k0]), np.array([1000.0]))
     assert table.stats()["priority_updates"] == 0
     assert np.all(table.sample(300)[2] == 1.0)  # all priorities still equal

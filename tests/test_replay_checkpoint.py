@@ -31,7 +31,7 @@ def test_only_the_newest_checkpoints_replay_set_is_kept_and_loaded(tmp_path):
 
 def test_a_restarted_replay_shard_reloads_the_saved_set(tmp_path):
     pytest.importorskip("ray")
-    from distrl.runtime.ray import ReplayShard
+    from distrl.runtime.ray.hosts import ReplayShard
 
     saved = _table(7)
     saved.save(replay_path(tmp_path, 40, 0))

@@ -11,8 +11,8 @@ from distrl import config as C
 from distrl.algos.rmsprop import RMSProp
 from distrl.architectures.a3c import A3C
 from distrl.components.learner import make_optimizer
-from distrl.components.param_server import ShardedParameterServer, local_shards
-from distrl.runtime.shared_memory import rmsprop_step
+from distrl.params.param_server import ShardedParameterServer, local_shards
+from distrl.params.shared_memory import rmsprop_step
 
 LR, DECAY, EPS = 0.1, 0.9, 1e-2
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from distrl.runtime.shared_memory import SharedMemoryParams, rmsprop_step
+from distrl.params.shared_memory import SharedMemoryParams, rmsprop_step
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ def test_a_worker_with_its_own_resource_tracker_leaves_the_segments(make_store):
     # A spawned child shares its parent's resource tracker; a process started otherwise (a Ray actor)
     # has its own, which on Python < 3.13 would unlink an attached segment when the process exits.
     store = make_store([1.0, 1.0])
-    code = ("from distrl.runtime.shared_memory import SharedMemoryParams as S; "
+    code = ("from distrl.params.shared_memory import SharedMemoryParams as S; "
             f"h = S.attach({store.spec()!r}); h.push([1.0, 1.0]); h.close()")
     subprocess.run([sys.executable, "-c", code], check=True)
     time.sleep(1.0)   # the child's tracker cleans up just after the child exits

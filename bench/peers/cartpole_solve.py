@@ -98,7 +98,9 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
     from distrl.architectures import make_architecture
     from distrl.components.monitor import Monitor
     from distrl.runtime import inline
-    from distrl.runtime import ray as rt
+    from distrl.runtime import ray as ray_runtime
+    from distrl.runtime.ray import apex as rt  # its module globals are what the bench patches
+    from distrl.runtime.ray.cluster import call
 
     run_dir = Path(tempfile.mkdtemp(prefix=f"peers-{arch_name}-seed{seed}-"))
     preset = f"{arch_name}-cartpole"
@@ -130,8 +132,8 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
             ray.get(state["learner"].resume.remote())
 
     def gorila_snapshot(state):
-        from distrl.components.param_server import ShardedParameterServer
-        ps = ShardedParameterServer(state["ps"], rt._call, ray.get, sizes=arch.shard_sizes())
+        from distrl.params.param_server import ShardedParameterServer
+        ps = ShardedParameterServer(state["ps"], call, ray.get, sizes=arch.shard_sizes())
         flat, versions = ps.pull()
         net.load_state_dict(arch.params(flat))
         return act, {"updates": int(versions.min())}
@@ -162,7 +164,7 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
         K.writable_replay_shards(rt)
     monitor = Monitor(run_dir, live=False)
     try:
-        driver = inline.run_apex if runtime == "inline" else rt.run_apex if arch_name == "apex" else rt.run_gorila
+        driver = inline.run_apex if runtime == "inline" else rt.run_apex if arch_name == "apex" else ray_runtime.run_gorila
         out = driver(arch, run_dir, monitor, hook=hook)
     finally:
         monitor.close()

@@ -61,7 +61,7 @@ def protect_ray() -> None:
 
 
 def writable_replay_shards(rt: Any) -> None:
-    """Benchmark-local workaround for a distrl bug (src/ untouched): distrl.runtime.ray builds each
+    """Benchmark-local workaround for a distrl bug (src/ untouched): distrl.runtime.ray.apex builds each
     ReplayShard's sampler and remover in the driver and passes them to the Ray actor, and Ray hands
     numpy arrays inside actor arguments over read-only. FifoRemover writes into its preallocated
     2x64 queue in place, so with adds of <= 64 items every add raises after storing its items

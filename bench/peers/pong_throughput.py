@@ -112,7 +112,7 @@ def _distrl(seconds: float, seed: int, learning_starts: int, batch: int, capacit
     from distrl import config as C
     from distrl.architectures import make_architecture
     from distrl.components.monitor import Monitor
-    from distrl.runtime import ray as rt
+    from distrl.runtime.ray import apex as rt  # its module globals are what the bench patches
 
     run_dir = Path(tempfile.mkdtemp(prefix="peers-pong-apex-"))
     cfg = C.build_config("apex", ENV_ID, "apex-atari", overrides={

@@ -760,7 +760,7 @@ def _validate_apex(c: ApexConfig) -> None:
 
 
 def _validate_gorila(c: GorilaConfig) -> None:
-    from distrl.components.param_server import OPTIMIZERS
+    from distrl.params.param_server import OPTIMIZERS
     a = c.actor
     _check(0 <= a.epsilon_end <= a.epsilon_start <= 1, "actor.epsilon_start/epsilon_end",
            (a.epsilon_start, a.epsilon_end), "numbers with 0 <= epsilon_end <= epsilon_start <= 1")

@@ -31,14 +31,14 @@ def test_digest_sees_every_tensor_counter_and_dtype():
 
 def test_restarts_are_counted_once_per_death():
     pytest.importorskip("ray")
-    from distrl.runtime.ray import _count_restart
+    from distrl.runtime.ray.reports import count_restart
     faults, pids = {"restarts": 0}, {}
     for i, pid in ((0, 100), (1, 200), (0, 100)):  # first reports: nothing died
-        _count_restart(pids, i, pid, faults, "restarts")
+        count_restart(pids, i, pid, faults, "restarts")
     assert faults["restarts"] == 0
-    _count_restart(pids, 0, None, faults, "restarts")  # its running call failed: a death
-    _count_restart(pids, 0, None, faults, "restarts")  # a second call sent before Ray noticed: same death
-    _count_restart(pids, 0, 101, faults, "restarts")  # the new process reports
+    count_restart(pids, 0, None, faults, "restarts")  # its running call failed: a death
+    count_restart(pids, 0, None, faults, "restarts")  # a second call sent before Ray noticed: same death
+    count_restart(pids, 0, 101, faults, "restarts")  # the new process reports
     assert faults["restarts"] == 1
-    _count_restart(pids, 1, 201, faults, "restarts")  # killed between calls: no failed call, new pid
+    count_restart(pids, 1, 201, faults, "restarts")  # killed between calls: no failed call, new pid
     assert faults["restarts"] == 2

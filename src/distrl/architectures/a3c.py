@@ -18,7 +18,7 @@ from distrl.architectures.common import frame_skip, set_torch_threads, spawn_see
 from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
 from distrl.components.actor_learner import ActorLearner
 from distrl.components.evaluator import Evaluator
-from distrl.components.param_server import ParamShard, flatten, shard_slices, unflatten_into
+from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
 from distrl.config import A3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.errors import ConfigError
@@ -67,7 +67,7 @@ class A3C:
     # ---- parameter stores ------------------------------------------------------------------
     def create_shared_store(self):
         """The owner's SharedMemoryParams (the runtime unlinks it at the end)."""
-        from distrl.runtime.shared_memory import SharedMemoryParams
+        from distrl.params.shared_memory import SharedMemoryParams
         o = self.cfg.optim
         return SharedMemoryParams.create(self.initial_params(), lr=o.lr, decay=o.decay, eps=o.eps,
                                          shared_stats=o.shared_stats, anneal_updates=self.anneal_updates())

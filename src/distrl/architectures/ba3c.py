@@ -19,8 +19,8 @@ from distrl.architectures.common import (frame_skip, probe_discrete_env, restore
 from distrl.checkpoint import param_shapes, save_checkpoint
 from distrl.components.batched_worker import BatchedWorker
 from distrl.components.evaluator import Evaluator
-from distrl.components.param_server import ParamShard, flatten, shard_slices, unflatten_into
-from distrl.components.sync_chief import SyncChief, workers_needed
+from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
+from distrl.params.sync_chief import SyncChief, workers_needed
 from distrl.config import BA3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import PolicyValueNet

@@ -19,7 +19,7 @@ from distrl.checkpoint import param_shapes, save_checkpoint
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
-from distrl.components.param_server import ParamServerSource, ParamShard, flatten, shard_slices, unflatten_into
+from distrl.params.param_server import ParamServerSource, ParamShard, flatten, shard_slices, unflatten_into
 from distrl.config import BundleConfig, GorilaConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import make_q_network

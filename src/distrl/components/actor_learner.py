@@ -14,7 +14,7 @@ from torch import nn
 
 from distrl.algos.actor_critic import a3c_continuous_loss, a3c_loss
 from distrl.algos.q_learning import annealed_epsilon, nstep_returns, onestep_q_targets, q_loss, sarsa_targets
-from distrl.components.param_server import flat_grad, unflatten_into
+from distrl.params.param_server import flat_grad, unflatten_into
 
 
 class ActorLearner:

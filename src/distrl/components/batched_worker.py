@@ -15,7 +15,7 @@ from torch import nn
 
 from distrl.algos.actor_critic import a3c_loss
 from distrl.algos.q_learning import nstep_returns
-from distrl.components.param_server import flat_grad, unflatten_into
+from distrl.params.param_server import flat_grad, unflatten_into
 
 
 class BatchedWorker:

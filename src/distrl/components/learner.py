@@ -11,7 +11,7 @@ from torch import nn
 
 from distrl.algos.dqn import double_q_targets, q_targets, td_loss
 from distrl.algos.rmsprop import RMSProp
-from distrl.components.param_server import unflatten_into
+from distrl.params.param_server import unflatten_into
 from distrl.config import LearnerConfig
 
 

@@ -5,8 +5,8 @@ shards' sampling mass, then weights every item with its global probability
 P(i) = P_shard(i) * mass_shard / total mass, so a batch follows the same distribution (and gets
 the same importance weights) as one table holding everything.
 
-The client never imports a transport: `call(shard, method, *args)` starts a call and `gather(list)`
-waits for several; the defaults call local tables, the Ray runtime passes `.remote` and `ray.get`."""
+The client never imports a transport: it takes a `call`/`gather` pair (distrl.transport says what
+they promise); the defaults call local tables."""
 
 from __future__ import annotations
 
@@ -15,13 +15,7 @@ from typing import Any
 
 import numpy as np
 
-
-def local_call(shard: Any, method: str, *args: Any) -> Any:
-    return getattr(shard, method)(*args)
-
-
-def local_gather(results: list) -> list:
-    return results
+from distrl.transport import local_call, local_gather
 
 
 class ShardedReplay:

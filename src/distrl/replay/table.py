@@ -23,7 +23,7 @@ from distrl.replay.samplers import PrioritizedSampler, UniformSampler
 # 28 slot bits (268M rows) leave 35 bits of insertion number: 3.4e10 inserts, 6x the transitions of
 # Ape-X's 5-day Atari run, into one table.
 _SLOT_BITS = 28
-_SLOT_MASK = (1 << _SLOT_BITS) - 1
+SLOT_MASK = (1 << _SLOT_BITS) - 1
 _MAX_INSERTS = 1 << (63 - _SLOT_BITS)
 _FORMAT = "distrl.replay.v1"
 # Raw deflate (no zlib header/adler32: the checkpoint zip has its own CRC) at level 1. Measured on
@@ -90,8 +90,8 @@ class ReplayTable:
                  compress: tuple[str, ...] = ()):
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
             raise ConfigError(f"replay capacity must be a positive integer, got {capacity!r}; set e.g. capacity=1_000_000")
-        if capacity > _SLOT_MASK:
-            raise ConfigError(f"replay capacity {capacity} exceeds one table's limit of {_SLOT_MASK}; shard the replay")
+        if capacity > SLOT_MASK:
+            raise ConfigError(f"replay capacity {capacity} exceeds one table's limit of {SLOT_MASK}; shard the replay")
         if isinstance(compress, str) or not all(isinstance(c, str) for c in compress):
             raise ConfigError(f"compress must be a tuple of field names, got {compress!r}; use e.g. compress=('obs', 'next_obs')")
         self.capacity = int(capacity)
@@ -113,8 +113,8 @@ class ReplayTable:
     # ---- storage -------------------------------------------------------------------------
     def _resize(self, new: int) -> None:
         old = self._n_slots
-        if new > _SLOT_MASK + 1:
-            raise ConfigError(f"replay table needs {new} slots, over its limit of {_SLOT_MASK + 1}; call trim() more often")
+        if new > SLOT_MASK + 1:
+            raise ConfigError(f"replay table needs {new} slots, over its limit of {SLOT_MASK + 1}; call trim() more often")
         for name, (shape, dtype) in self._spec.items():
             if name in self.compress:
                 self._fields[name].extend([None] * (new - old))
@@ -254,7 +254,7 @@ class ReplayTable:
         """Like sample() but returns each item's probability P(i) instead of its weight, so a
         sharded client can weight across shards (replay/sharded.py)."""
         keys, batch, _ = self.sample(n)
-        return keys, batch, self.sampler.probabilities(keys & _SLOT_MASK)
+        return keys, batch, self.sampler.probabilities(keys & SLOT_MASK)
 
     def mass(self) -> tuple[float, int]:
         """(total sampling mass, item count): what a sharded client needs to pick shards."""
@@ -264,7 +264,7 @@ class ReplayTable:
         """Set new priorities; keys no longer in the table (evicted, slot reused) are ignored."""
         keys = np.asarray(keys, dtype=np.int64).ravel()
         prio = self._check_priorities(priorities, keys.size)
-        slots = keys & _SLOT_MASK
+        slots = keys & SLOT_MASK
         ok = (keys >= 0) & (slots < self._n_slots)
         ok[ok] = self._slot_key[slots[ok]] == keys[ok]
         slots, prio = slots[ok], prio[ok]
@@ -380,7 +380,7 @@ class ReplayTable:
         t._rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
         t._rng.bit_generator.state = rng_state
         keys, prio, free = z["keys"], z["priorities"], z["free"]
-        slots = keys & _SLOT_MASK
+        slots = keys & SLOT_MASK
         n_slots = int(meta["n_slots"])
         if (prio.shape != keys.shape or keys.size + free.size != n_slots
                 or np.unique(np.concatenate([slots, free])).size != n_slots or (n_slots and slots.max(initial=0) >= n_slots)):

@@ -8,7 +8,7 @@ checkpoint present when it died and holds exactly its state (a digest over every
 optimizer slot and counter), and reports everything it did in `report()` (saved as chaos.json).
 
 Kills go to the process id, so this harness drives runs on this machine; it is a driver hook
-(runtime/ray*.py call it on every tick) and knows nothing of the architectures beyond the handles
+(the drivers in runtime/ray/ call it on every tick) and knows nothing of the architectures beyond the handles
 the drivers expose: actors|workers|bundles, replay, learner, ps."""
 
 from __future__ import annotations

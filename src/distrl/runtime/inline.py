@@ -16,7 +16,7 @@ from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.checkpoint import replay_path, replay_set
 from distrl.components.monitor import Monitor
-from distrl.components.param_server import ShardedParameterServer
+from distrl.params.param_server import ShardedParameterServer
 from distrl.replay import ReplayTable
 
 
@@ -162,7 +162,7 @@ def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) ->
         monitor.add_returns(list(data["returns"]))
     owner = None
     if cfg.params.store == "shared":
-        from distrl.runtime.shared_memory import SharedMemoryParams
+        from distrl.params.shared_memory import SharedMemoryParams
         owner = main = arch.create_shared_store()
         stores = [SharedMemoryParams.attach(owner.spec()) for _ in range(cfg.actors)]  # own stats if not shared
     else:

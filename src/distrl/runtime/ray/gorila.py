@@ -21,12 +21,24 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl import config as C
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.components.monitor import Monitor
-from distrl.components.param_server import ShardedParameterServer
+from distrl.params.param_server import ShardedParameterServer
 from distrl.replay import UniformSampler
-from distrl.replay.table import frame_fields
 from distrl.replay.sharded import ShardedReplay
-from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ReplayShard, ShardWorker, _add_report, _BoundedSink, _call,
-                                _count_restart, _Deltas, _numpy, _poll_eval, _retry, _sync_restarts, connect)
+from distrl.replay.table import frame_fields
+from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
+from distrl.runtime.ray.hosts import (
+    BoundedSink,
+    EvaluatorWorker,
+    ReplayShard,
+    ShardWorker,
+)
+from distrl.runtime.ray.reports import (
+    Deltas,
+    add_report,
+    count_restart,
+    poll_eval,
+    sync_restarts,
+)
 
 _ACTOR_KEYS = ("frames", "episodes", "param_pulls")
 
@@ -38,17 +50,17 @@ class BundleWorker:
         cfg = C.from_dict(cfg_dict)
         torch.set_num_threads(cfg.torch_threads or 1)
         arch = Gorila(cfg)
-        ps = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
+        ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
         if global_replay is None:
             self.local_replay = replay = arch.make_replay(index)
             sink = None
         else:
             self.local_replay = None
-            replay = ShardedReplay([global_replay], UniformSampler(), seed=cfg.seed + index, call=_call, gather=ray.get)
-            sink = _BoundedSink(replay, 8, frame_fields(cfg.replay.compress, arch.obs_shape))
+            replay = ShardedReplay([global_replay], UniformSampler(), seed=cfg.seed + index, call=call, gather=ray.get)
+            sink = BoundedSink(replay, 8, frame_fields(cfg.replay.compress, arch.obs_shape))
         self.ps_waits = 0
-        self.bundle = _retry(lambda: arch.make_bundle(index, ps, replay, sink), self._waited)
-        self._deltas = _Deltas(self.bundle.counters())
+        self.bundle = retry(lambda: arch.make_bundle(index, ps, replay, sink), self._waited)
+        self._deltas = Deltas(self.bundle.counters())
 
     def _waited(self) -> None:
         self.ps_waits += 1
@@ -88,15 +100,15 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     cfg_dict = C.to_dict(cfg)
     restored = arch.restore(run_dir, required=resume)  # a bad checkpoint fails here, before any process starts
     run_path = str(run_dir.resolve())
-    shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **_RESTART)
+    shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **RESTART)
     shards = [shard_cls.remote(cfg_dict, i, run_path) for i in range(cfg.ps.shards)]
-    ps = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
+    ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
     global_replay = None
     if cfg.replay.mode == "global":
-        global_replay = ray.remote(ReplayShard).options(num_cpus=1, **_RESTART).remote(*arch.replay_args(0))
-    bundle_cls = ray.remote(BundleWorker).options(num_cpus=1, **_RESTART)
+        global_replay = ray.remote(ReplayShard).options(num_cpus=1, **RESTART).remote(*arch.replay_args(0))
+    bundle_cls = ray.remote(BundleWorker).options(num_cpus=1, **RESTART)
     bundles = [bundle_cls.remote(cfg_dict, i, shards, global_replay) for i in range(cfg.actors)]
-    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(cfg_dict) \
+    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **RESTART).remote(cfg_dict) \
         if cfg.eval_every or cfg.eval_episodes else None
 
     totals: dict[str, int] = {k: int(v) for k, v in (restored["counters"] if restored else {}).items()}
@@ -117,8 +129,8 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
         return list(bundle_replays.values())
 
     def counters() -> dict[str, float]:
-        _sync_restarts(faults, "bundle_restarts", bundles)
-        _sync_restarts(faults, "ps_restarts", shards)
+        sync_restarts(faults, "bundle_restarts", bundles)
+        sync_restarts(faults, "ps_restarts", shards)
         try:
             c = gorila_counters(totals, ps.counters(), replay_stats())
         except (RayActorError, GetTimeoutError):
@@ -140,8 +152,8 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
         arch.save(run_dir, ps.state_dict(), totals, list(monitor.returns))
 
     def collect(ref: Any, i: int) -> None:
-        out = _add_report(ref, totals, monitor)
-        _count_restart(pids, i, out and out["pid"], faults, "bundle_restarts")
+        out = add_report(ref, totals, monitor)
+        count_restart(pids, i, out and out["pid"], faults, "bundle_restarts")
         if out is None:
             return  # Ray restarts it; its replay and unsent transitions are lost
         ps_waits[i] = out["ps_waits"]
@@ -162,7 +174,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
             i = pending.pop(ref)
             collect(ref, i)
             pending[bundles[i].run.remote(calls)] = i
-        eval_ref = _poll_eval(eval_ref, evaluations, monitor)
+        eval_ref = poll_eval(eval_ref, evaluations, monitor)
         if time.perf_counter() - last_log >= cfg.log_every_s:
             last_log = time.perf_counter()
             check_shards()
@@ -175,7 +187,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
                     next_checkpoint = updates + cfg.checkpoint_every
                 if cfg.eval_every and eval_ref is None and updates >= next_eval:
                     flat, versions = ps.pull()
-                    eval_ref = evaluator.evaluate.remote(_numpy(arch.params(flat)), int(versions.min()))
+                    eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(flat)), int(versions.min()))
                     next_eval = updates + cfg.eval_every
             except RayActorError:
                 pass  # a shard is restarting: try again at the next tick
@@ -189,7 +201,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     last_counters = counters()
     final = monitor.log(last_counters, {**gorila_gauges(last_counters), **faults})
     flat, versions = ps.pull()
-    evaluation = ray.get(evaluator.evaluate.remote(_numpy(arch.params(flat)), int(versions.min()))) \
+    evaluation = ray.get(evaluator.evaluate.remote(numpy_params(arch.params(flat)), int(versions.min()))) \
         if cfg.eval_episodes else None
     for handle in [*bundles, *shards, *([global_replay] if global_replay else []), *([evaluator] if evaluator else [])]:
         ray.kill(handle)

@@ -26,10 +26,11 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl import config as C
 from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
 from distrl.components.monitor import Monitor
-from distrl.components.param_server import ShardedParameterServer
-from distrl.components.sync_chief import SyncChief
-from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _call, _collect, _Deltas, _numpy,
-                                _poll_eval, _retry, _sync_restarts, connect)
+from distrl.params.param_server import ShardedParameterServer
+from distrl.params.sync_chief import SyncChief
+from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
+from distrl.runtime.ray.hosts import EvaluatorWorker, ShardWorker
+from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, sync_restarts
 
 
 class ChiefActor:
@@ -37,7 +38,7 @@ class ChiefActor:
     while the other workers' pushes come in."""
 
     def __init__(self, workers: int, fraction: float, shards: list, sizes: list[int]):
-        self.ps = ShardedParameterServer(shards, _call, ray.get, sizes=sizes)
+        self.ps = ShardedParameterServer(shards, call, ray.get, sizes=sizes)
         self.workers, self.fraction = workers, fraction
         self.chief: SyncChief | None = None  # opened at the shards' round by the first push
         self._closed: dict[int, asyncio.Event] = {}  # round -> set once its mean is on the shards
@@ -90,21 +91,21 @@ class BA3CWorkerActor:
         torch.set_num_threads(cfg.torch_threads or 1)
         arch = BA3C(cfg)
         self.index, self.chief, self.delay_s, self.sync = index, chief, delay_s, cfg.sync.mode == "sync"
-        self.ps = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
+        self.ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
         self.worker = arch.make_worker(index)
         self.waits = 0
         self._pull()
         # The round a gradient is for: the chief's reply to the last push. Not the shard versions: a
         # shard restored from a checkpoint lags, and every gradient labelled by it would be late.
         self.round = int(self.versions.max())
-        self._deltas = _Deltas(self.worker.counters())
+        self._deltas = Deltas(self.worker.counters())
 
     def _waited(self) -> None:
         self.waits += 1
         time.sleep(0.2)
 
     def _pull(self) -> None:
-        flat, self.versions = _retry(self.ps.pull, self._waited)
+        flat, self.versions = retry(self.ps.pull, self._waited)
         self.worker.load(flat)
 
     def run(self, gradients: int) -> dict:
@@ -133,13 +134,13 @@ class BA3CWorkerActor:
 def start_ba3c(arch: BA3C, run_dir: Path, delays: list[float] | None = None) -> tuple[list, Any, list]:
     """(shards, chief or None, workers) as actors; `delays` gives each worker's delay_s."""
     cfg, cfg_dict = arch.cfg, C.to_dict(arch.cfg)
-    shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **_RESTART)
+    shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **RESTART)
     shards = [shard_cls.remote(cfg_dict, i, str(Path(run_dir).resolve())) for i in range(cfg.ps.shards)]
-    chief = ray.remote(ChiefActor).options(num_cpus=1, max_concurrency=max(16, 2 * cfg.actors), **_RESTART).remote(
+    chief = ray.remote(ChiefActor).options(num_cpus=1, max_concurrency=max(16, 2 * cfg.actors), **RESTART).remote(
         cfg.actors, cfg.sync.fraction, shards, arch.shard_sizes()) if cfg.sync.mode == "sync" else None
     # Two threads: pid() (and any other quick call) answers while run() waits for its round to close;
     # the driver never has two run() calls out to one worker.
-    worker_cls = ray.remote(BA3CWorkerActor).options(num_cpus=1, max_concurrency=2, **_RESTART)
+    worker_cls = ray.remote(BA3CWorkerActor).options(num_cpus=1, max_concurrency=2, **RESTART)
     workers = [worker_cls.remote(cfg_dict, i, shards, chief, (delays or [0.0] * cfg.actors)[i])
                for i in range(cfg.actors)]
     return shards, chief, workers
@@ -164,8 +165,8 @@ def run_ba3c(arch: BA3C, run_dir: Path, monitor: Monitor, resume: bool = False,
 def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data: dict | None,
            hook: Callable[[dict], None] | None) -> dict[str, Any]:
     shards, chief, workers = start_ba3c(arch, run_dir)
-    ps = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
-    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(C.to_dict(cfg)) \
+    ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
+    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **RESTART).remote(C.to_dict(cfg)) \
         if cfg.eval_every or cfg.eval_episodes else None
     totals: dict[str, int] = {k: int(v) for k, v in (data["counters"] if data else {}).items()}
     if data:
@@ -190,7 +191,7 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
 
     def log() -> dict[str, float]:
         poll_chief()
-        _sync_restarts(faults, "worker_restarts", workers)
+        sync_restarts(faults, "worker_restarts", workers)
         row = monitor.log(ba3c_counters(totals, rounds),
                           {**round_gauges(chief_state["waits"], dropped_base + chief_state["dropped_late"]), **faults})
         chief_state["waits"] = []
@@ -208,16 +209,16 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
     next_checkpoint = rounds + cfg.checkpoint_every
     last_log = time.perf_counter()
     while totals.get("frames", 0) < cfg.max_frames:
-        for i in _collect(pending, totals, monitor, faults, "worker_restarts", pids):
+        for i in collect_reports(pending, totals, monitor, faults, "worker_restarts", pids):
             pending[workers[i].run.remote(calls)] = i
-        eval_ref = _poll_eval(eval_ref, evaluations, monitor)
+        eval_ref = poll_eval(eval_ref, evaluations, monitor)
         try:
             rounds = _rounds(ps)
             if rounds >= next_checkpoint:
                 checkpoint()
                 next_checkpoint = rounds + cfg.checkpoint_every
             if cfg.eval_every and eval_ref is None and rounds >= next_eval:
-                eval_ref = evaluator.evaluate.remote(_numpy(arch.params(ps.pull()[0])), rounds)
+                eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(ps.pull()[0])), rounds)
                 next_eval = rounds + cfg.eval_every
         except RayActorError:
             pass  # a shard is restarting: try again at the next tick
@@ -227,13 +228,13 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
         if hook is not None:
             hook(state)
     if chief is not None:
-        _retry(lambda: ray.get(chief.release.remote()), lambda: time.sleep(0.2))
-    _collect(pending, totals, monitor, faults, "worker_restarts", pids, timeout=None)
+        retry(lambda: ray.get(chief.release.remote()), lambda: time.sleep(0.2))
+    collect_reports(pending, totals, monitor, faults, "worker_restarts", pids, timeout=None)
     flat, versions = ps.pull()
     rounds = int(versions.max())
     final = log()
     checkpoint()
-    evaluation = ray.get(evaluator.evaluate.remote(_numpy(arch.params(flat)), rounds)) if cfg.eval_episodes else None
+    evaluation = ray.get(evaluator.evaluate.remote(numpy_params(arch.params(flat)), rounds)) if cfg.eval_episodes else None
     for handle in [*workers, *shards, *([chief] if chief else []), *([evaluator] if evaluator else [])]:
         ray.kill(handle)
     return {"frames": int(final["frames"]), "updates": rounds, "evaluation": evaluation,

@@ -19,7 +19,7 @@ from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
 from distrl.algos.rmsprop import RMSProp
 from distrl.errors import CheckpointError, ConfigError
-from distrl.replay.sharded import local_call, local_gather
+from distrl.transport import local_call, local_gather
 
 OPTIMIZERS: dict[str, type[torch.optim.Optimizer]] = {
     "adagrad": torch.optim.Adagrad,  # Gorila

@@ -2,7 +2,7 @@
 statistics live in named shared memory, so worker processes on one machine (Ray actors or
 multiprocessing processes) attach by name and apply their gradients in place, Hogwild-style.
 
-It offers the interface of `distrl.components.param_server.ShardedParameterServer` (pull, push,
+It offers the interface of `distrl.params.param_server.ShardedParameterServer` (pull, push,
 push_pull, updates, counters, state_dict), as one shard, so an A3C worker can use either store."""
 
 from __future__ import annotations

@@ -21,9 +21,10 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl import config as C
 from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.components.monitor import Monitor
-from distrl.components.param_server import ShardedParameterServer
-from distrl.runtime.ray import (_RESTART, EvaluatorWorker, ShardWorker, _call, _collect, _Deltas, _numpy,
-                                _poll_eval, _retry, _sync_restarts, connect)
+from distrl.params.param_server import ShardedParameterServer
+from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
+from distrl.runtime.ray.hosts import EvaluatorWorker, ShardWorker
+from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, sync_restarts
 
 
 class WorkerActor:
@@ -34,13 +35,13 @@ class WorkerActor:
         torch.set_num_threads(cfg.torch_threads or 1)
         arch = A3C(cfg)
         if spec is not None:
-            from distrl.runtime.shared_memory import SharedMemoryParams
+            from distrl.params.shared_memory import SharedMemoryParams
             store = SharedMemoryParams.attach(spec)
         else:
-            store = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes())
+            store = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
         self.waits = 0
-        self.worker = _retry(lambda: arch.make_worker(index, store), self._waited)
-        self._deltas = _Deltas(self.worker.counters())
+        self.worker = retry(lambda: arch.make_worker(index, store), self._waited)
+        self._deltas = Deltas(self.worker.counters())
 
     def _waited(self) -> None:
         self.waits += 1
@@ -85,12 +86,12 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
     if owner is not None:
         store, spec = owner, owner.spec()
     else:
-        shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **_RESTART)
+        shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **RESTART)
         shards = [shard_cls.remote(cfg_dict, i, str(run_dir.resolve())) for i in range(cfg.params.shards)]
-        store, spec = ShardedParameterServer(shards, _call, ray.get, sizes=arch.shard_sizes()), None
-    worker_cls = ray.remote(WorkerActor).options(num_cpus=1, **_RESTART)
+        store, spec = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes()), None
+    worker_cls = ray.remote(WorkerActor).options(num_cpus=1, **RESTART)
     workers = [worker_cls.remote(cfg_dict, i, spec, shards) for i in range(cfg.actors)]
-    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **_RESTART).remote(cfg_dict) \
+    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **RESTART).remote(cfg_dict) \
         if cfg.eval_every or cfg.eval_episodes else None
     totals: dict[str, int] = {k: int(v) for k, v in (data["counters"] if data else {}).items()}
     if data:
@@ -103,7 +104,7 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
 
     def counters() -> dict[str, float]:
         nonlocal last
-        _sync_restarts(faults, "worker_restarts", workers)
+        sync_restarts(faults, "worker_restarts", workers)
         try:
             last = a3c_counters(totals, store.counters())
         except (RayActorError, GetTimeoutError):
@@ -121,9 +122,9 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
     next_checkpoint = totals.get("updates", 0) + cfg.checkpoint_every
     last_log = time.perf_counter()
     while totals.get("frames", 0) < cfg.max_frames:
-        for i in _collect(pending, totals, monitor, faults, "worker_restarts", pids):  # a restarted one re-attaches
+        for i in collect_reports(pending, totals, monitor, faults, "worker_restarts", pids):  # a restarted one re-attaches
             pending[workers[i].run.remote(steps, totals.get("frames", 0))] = i
-        eval_ref = _poll_eval(eval_ref, evaluations, monitor)
+        eval_ref = poll_eval(eval_ref, evaluations, monitor)
         try:
             if totals.get("updates", 0) >= next_checkpoint:
                 checkpoint()
@@ -132,16 +133,16 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
                 last_log = time.perf_counter()
                 monitor.log(counters(), dict(faults))
                 if cfg.eval_every and eval_ref is None and totals.get("updates", 0) >= next_eval:
-                    eval_ref = evaluator.evaluate.remote(_numpy(arch.params(store.pull()[0])), totals["updates"])
+                    eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(store.pull()[0])), totals["updates"])
                     next_eval += cfg.eval_every
         except RayActorError:
             pass  # a shard is restarting: try again at the next tick
         if hook is not None:
             hook(state)
-    _collect(pending, totals, monitor, faults, "worker_restarts", pids, timeout=None)
+    collect_reports(pending, totals, monitor, faults, "worker_restarts", pids, timeout=None)
     checkpoint()
     final = monitor.log(counters(), dict(faults))
-    evaluation = ray.get(evaluator.evaluate.remote(_numpy(arch.params(store.pull()[0])), totals.get("updates", 0))) \
+    evaluation = ray.get(evaluator.evaluate.remote(numpy_params(arch.params(store.pull()[0])), totals.get("updates", 0))) \
         if cfg.eval_episodes else None
     for handle in [*workers, *(shards or []), *([evaluator] if evaluator else [])]:
         ray.kill(handle)

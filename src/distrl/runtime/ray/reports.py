@@ -1,0 +1,92 @@
+"""The driver side of worker calls: counter deltas, finished reports, restarts counted once per death,
+periodic evaluations. Shared by every Ray driver."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ray
+from ray.exceptions import RayActorError
+
+from distrl.components.monitor import Monitor
+
+
+class Deltas:
+    """Workers report their counters as deltas per call, so what a completed call did is counted
+    even if the process dies later (its restarted incarnation starts from zero)."""
+
+    def __init__(self, start: dict[str, float]):
+        self._last = dict(start)
+
+    def __call__(self, now: dict[str, float]) -> dict[str, float]:
+        delta = {k: now[k] - self._last[k] for k in now}
+        self._last = dict(now)
+        return delta
+
+
+def add_report(ref: Any, totals: dict, monitor: Monitor) -> dict | None:
+    """Add a finished worker call's counter deltas and episode returns; None if its process died
+    (Ray restarts it, and the caller counts the restart)."""
+    try:
+        out = ray.get(ref)
+    except RayActorError:
+        return None
+    for k, v in out["counters"].items():
+        totals[k] = totals.get(k, 0) + v
+    monitor.add_returns(out["returns"])
+    monitor.add_watched_returns(out.get("watched_returns", []))
+    return out
+
+
+_DEAD = -1
+
+
+def count_restart(pids: dict, i: int, pid: int | None, faults: dict, key: str) -> None:
+    """Count worker i's deaths (Ray restarts each): a failed call (pid None) or a report from a new
+    process. Counted once per death: one death can fail two calls (the running one and one sent
+    before Ray noticed), and a worker killed between calls fails none."""
+    last = pids.get(i)
+    if (pid is None and last != _DEAD) or (pid is not None and last not in (None, _DEAD, pid)):
+        faults[key] += 1
+    pids[i] = _DEAD if pid is None else pid
+
+
+def sync_restarts(faults: dict, key: str, handles: list) -> None:
+    """Set faults[key] to the restarts Ray's actor table records for `handles`: exact even when a
+    restarted worker dies again before it reports. Ray keeps that table behind a private API, so
+    where it is missing or moved the count from failed calls (count_restart) stands."""
+    try:
+        from ray._private import state
+        faults[key] = sum(int(state.actors(h._actor_id.hex())["NumRestarts"]) for h in handles)
+    except Exception:  # noqa: BLE001 - any failure of a private API means: keep our own count
+        pass
+
+
+def collect_reports(pending: dict, totals: dict, monitor: Monitor, faults: dict, key: str, pids: dict,
+             timeout: float | None = 0.5) -> list[int]:
+    """Add the reports of the worker calls in `pending` (ref -> worker index) that finish within
+    `timeout` (None: wait for all of them), count restarted workers under faults[key] (what a dead
+    one's call was doing is lost), and return the indices of the workers now free."""
+    if timeout is None:
+        ready = list(pending)
+    else:
+        ready = ray.wait(list(pending), num_returns=1, timeout=timeout)[0] if pending else []
+    free = []
+    for ref in ready:
+        i = pending.pop(ref)
+        free.append(i)
+        out = add_report(ref, totals, monitor)
+        count_restart(pids, i, out and out["pid"], faults, key)
+    return free
+
+
+def poll_eval(ref: Any, evaluations: list[dict], monitor: Monitor) -> Any:
+    """Log the periodic evaluation `ref` if it finished; returns the ref still pending, else None."""
+    if ref is None or not ray.wait([ref], timeout=0)[0]:
+        return ref
+    try:
+        evaluations.append(ray.get(ref))
+        monitor.log_eval(evaluations[-1])
+    except RayActorError:
+        pass  # the evaluator died with it; the next one is asked for later
+    return None

@@ -1,0 +1,41 @@
+"""The code's shape: no module reaches into another's underscore names (src, tests and bench alike),
+so what one module keeps private can change without breaking another."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def private_imports(path: Path) -> list[str]:
+    """`from distrl.x import _name` and `import distrl._x` / `from distrl._x import ...` in one file."""
+    label, found = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path, []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "distrl":
+            parts = node.module.split(".")
+            names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+            if any(p.startswith("_") for p in parts) or names:
+                found.append(f"{label}:{node.lineno}: from {node.module} import {', '.join(names)}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "distrl" and any(p.startswith("_") for p in alias.name.split(".")):
+                    found.append(f"{label}:{node.lineno}: import {alias.name}")
+    return found
+
+
+def python_files() -> list[Path]:
+    files = [*(ROOT / "src").rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
+    return [f for f in files if ".venv" not in f.parts]
+
+
+def test_no_module_imports_another_modules_underscore_names():
+    files = python_files()
+    assert len(files) > 50  # the walk found the code
+    found = [hit for f in files for hit in private_imports(f)]
+    assert not found, "\n".join(found)
+
+
+def test_the_check_catches_a_private_import(tmp_path):
+    bad = tmp_path / "probe.py"
+    bad.write_text("from distrl.replay.table import _SLOT_MASK, SumTree\nimport distrl._hidden\nfrom numpy import _x\n")
+    assert private_imports(bad) == [f"{bad}:1: from distrl.replay.table import _SLOT_MASK", f"{bad}:2: import distrl._hidden"]
