@@ -18,19 +18,8 @@ from distrl.errors import ConfigError
 from distrl.replay import PrioritizedSampler
 from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import RESTART, connect, retry
-from distrl.runtime.ray.hosts import (
-    ActorWorker,
-    EvaluatorWorker,
-    LearnerWorker,
-    ReplayShard,
-    prioritized_replay,
-)
-from distrl.runtime.ray.reports import (
-    collect_reports,
-    count_restart,
-    poll_eval,
-    sync_restarts,
-)
+from distrl.runtime.ray.hosts import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard, prioritized_replay
+from distrl.runtime.ray.reports import collect_reports, count_restart, poll_eval, sync_restarts
 
 
 def learner_resources(cfg: C.ApexConfig) -> tuple[float, str]:

@@ -26,19 +26,8 @@ from distrl.replay import UniformSampler
 from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
-from distrl.runtime.ray.hosts import (
-    BoundedSink,
-    EvaluatorWorker,
-    ReplayShard,
-    ShardWorker,
-)
-from distrl.runtime.ray.reports import (
-    Deltas,
-    add_report,
-    count_restart,
-    poll_eval,
-    sync_restarts,
-)
+from distrl.runtime.ray.hosts import BoundedSink, EvaluatorWorker, ReplayShard, ShardWorker
+from distrl.runtime.ray.reports import Deltas, add_report, count_restart, poll_eval, sync_restarts
 
 _ACTOR_KEYS = ("frames", "episodes", "param_pulls")
 
