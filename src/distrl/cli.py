@@ -83,7 +83,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         if not args.env:
             raise DistrlError("missing --env: give a Gymnasium id such as CartPole-v1 or ALE/Pong-v5")
-        cfg = C.build_config(args.architecture, args.env, args.preset, _overrides(args))
+        overrides = _overrides(args)
+        cfg = C.build_config(args.architecture, args.env, args.preset, overrides)
+        print(C.describe_preset(cfg, named=bool(args.preset), actors=cfg.actors if "actors" in overrides else None),
+              flush=True)
     summary = train(cfg, resume=bool(args.resume), overwrite=args.overwrite,
                     live=False if args.quiet else None, chaos=args.chaos)
     if summary.get("resumed_from"):

@@ -453,6 +453,18 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "inline.actor_steps": 4, "inline.updates_per_round": 4,
         "ray.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
     }),
+    "apex-dpg-small": ("apex-dpg", "distrl: apex-dpg-pendulum's learning values (Adam 1e-3, batch 128, learning from "
+                       "1,000 transitions, 64 samples per insert on Ray) for MuJoCo-class tasks with a few actors, "
+                       "the default below 32 actors; on HalfCheetah-v5 with 2 actors they gave greedy 1,259 at 100k "
+                       "frames (BENCHMARKS.md); 1M frames, evaluated every 2,500 updates", {
+        "actors": 2, "max_frames": 1_000_000, "log_every_s": 10.0, "checkpoint_every": 5000,
+        "eval_every": 2500, "eval_episodes": 5,
+        "actor.pull_every": 50, "actor.flush_size": 25,
+        "replay.min_size": 1_000,
+        "learner.lr": 1e-3, "learner.batch_size": 128,
+        "inline.actor_steps": 4, "inline.updates_per_round": 4,
+        "ray.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+    }),
     "ba3c-atari": ("ba3c", "Adamski et al. 2018, table 1 (the defaults): 64 workers, n_sim 10, bs 32, 4 parameter "
                    "servers, Adam lr 1e-3 eps 1e-8 betas 0.8/0.75, sync with 90% of the workers, 128-unit layer", {}),
     "ba3c-cartpole": ("ba3c", "distrl: BA3C values for CartPole-v1 with 2 workers (rewards / 10 and lr 2e-3: "
@@ -541,23 +553,65 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
 }
 
 
-def default_preset(architecture: str, env_id: str, algo: str = "") -> str:
-    """The preset a run gets when none is named: the paper's values on Atari, MinAtar's on MinAtar, small ones elsewhere
-    (A3C family: a3c-pendulum for continuous actions, and each Q method's own CartPole preset)."""
+PAPER_SCALE_ACTORS = 32  # from this many actors a continuous-control run gets the paper's values
+
+
+def choose_preset(architecture: str, env_id: str, algo: str = "", actors: int | None = None) -> tuple[str, str]:
+    """The preset a run gets when none is named, and why (the first line `distrl train` prints): the
+    paper's values on Atari, MinAtar's on MinAtar, small ones elsewhere, and for Ape-X DPG the scale
+    of the run (its actor count: the paper's values need 64 actors and many millions of frames)."""
     from distrl.envs import continuous_actions, is_atari, is_minatar
+    q_method = architecture == "a3c" and algo in ("nstep_q", "onestep_q", "sarsa")
     if is_minatar(env_id) and architecture != "apex-dpg":
-        if architecture == "a3c" and algo in ("nstep_q", "onestep_q", "sarsa"):
-            return f"{algo.replace('_', '-')}-minatar"
-        return f"{architecture}-minatar"
+        name = f"{algo.replace('_', '-')}-minatar" if q_method else f"{architecture}-minatar"
+        return name, "the default for MinAtar ids"
     if architecture == "apex-dpg":
-        return "apex-dpg-pendulum" if env_id.startswith("Pendulum") else "apex-dpg-mujoco"
+        if env_id.startswith("Pendulum"):
+            return "apex-dpg-pendulum", "the default for Pendulum"
+        if actors is not None and actors >= PAPER_SCALE_ACTORS:
+            return "apex-dpg-mujoco", f"{actors} actors: the paper's values"
+        n = PRESETS["apex-dpg-small"][2]["actors"] if actors is None else actors
+        return "apex-dpg-small", (f"{n} actors; the paper's values are apex-dpg-mujoco (chosen from "
+                                  f"{PAPER_SCALE_ACTORS} actors, or with --preset apex-dpg-mujoco)")
     if is_atari(env_id):
-        return f"{architecture}-atari"
+        return f"{architecture}-atari", "the paper's values, the default for Atari ids"
     if architecture == "a3c" and continuous_actions(env_id):
-        return "a3c-pendulum"
-    if architecture == "a3c" and algo in ("nstep_q", "onestep_q", "sarsa"):
-        return f"{algo.replace('_', '-')}-cartpole"
-    return f"{architecture}-cartpole"
+        return "a3c-pendulum", "the default for continuous actions (the paper's Gaussian policy, small-run values)"
+    name = f"{algo.replace('_', '-')}-cartpole" if q_method else f"{architecture}-cartpole"
+    paper = "a3c-atari" if architecture == "a3c" else f"{architecture}-atari"
+    return name, f"small-run values, the default for non-Atari ids; the paper's are {paper}"
+
+
+def default_preset(architecture: str, env_id: str, algo: str = "", actors: int | None = None) -> str:
+    return choose_preset(architecture, env_id, algo, actors)[0]
+
+
+def learning_start_frames(cfg: Any) -> int:
+    """Env frames before the first learner update, at the earliest: replay-based learners wait for
+    replay.min_size transitions (Gorila's local tables: in every bundle); A3C and BA3C learn from
+    their first rollout."""
+    replay = getattr(cfg, "replay", None)
+    if replay is None or not hasattr(replay, "min_size"):
+        return 0
+    from distrl.envs import is_atari
+    tables = cfg.actors if cfg.architecture == "gorila" and replay.mode == "local" else 1
+    return replay.min_size * tables * (4 if is_atari(cfg.env) else 1)
+
+
+def describe_preset(cfg: Any, named: bool, actors: int | None = None) -> str:
+    """The first line of a new run: its preset and why, and a warning when the replay would not start
+    learning within the first 10% of the run's frames (the paper's values on a short run)."""
+    if named:
+        line = f"preset {cfg.preset}: named with --preset"
+    else:
+        algo = getattr(cfg, "algo", "")
+        line = f"preset {cfg.preset}: {choose_preset(cfg.architecture, cfg.env, algo, actors)[1]}"
+    start = learning_start_frames(cfg)
+    if start > 0.1 * cfg.max_frames:
+        line += (f"\nnote: learning starts after {start:,} frames (replay.min_size {cfg.replay.min_size:,}), "
+                 f"{start / cfg.max_frames:.0%} of this run's {cfg.max_frames:,}: give --max-frames "
+                 f"{10 * start:,} or more, --set replay.min_size=..., or a smaller preset")
+    return line
 
 
 # ---------------------------------------------------------------- building and validation
@@ -569,7 +623,9 @@ def build_config(architecture: str, env: str, preset: str | None = None,
         raise ConfigError(f"unknown architecture {architecture!r}: choose one of {', '.join(ARCHITECTURES)}")
     cfg = ARCHITECTURES[architecture]()
     cfg.env = env
-    preset = preset or default_preset(architecture, env, str((overrides or {}).get("algo", "")))
+    overrides = overrides or {}
+    actors = int(overrides["actors"]) if "actors" in overrides else None
+    preset = preset or default_preset(architecture, env, str(overrides.get("algo", "")), actors)
     if preset not in PRESETS:
         raise ConfigError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)} (see `distrl presets`)")
     arch, _, values = PRESETS[preset]

@@ -1,0 +1,66 @@
+"""Which preset a run gets when none is named, what `distrl train` says about it on its first line,
+and the rule every default keeps on non-Atari ids: learning starts within the first 10% of the
+run's frames (a default that cannot make an update early is a bug, issue 22)."""
+
+import pytest
+
+from distrl import config as C
+from distrl.cli import main
+
+
+@pytest.mark.parametrize("env", ["Hopper-v5", "HalfCheetah-v5", "Walker2d-v5"])
+def test_continuous_control_default_follows_the_actor_count(env):
+    assert C.build_config("apex-dpg", env, overrides={"actors": 2}).preset == "apex-dpg-small"
+    assert C.build_config("apex-dpg", env, overrides={"actors": 31}).preset == "apex-dpg-small"
+    assert C.build_config("apex-dpg", env, overrides={"actors": 64}).preset == "apex-dpg-mujoco"
+    assert C.build_config("apex-dpg", env, overrides={"actors": "32"}).preset == "apex-dpg-mujoco"  # --set actors=32
+    small = C.build_config("apex-dpg", env)
+    assert small.preset == "apex-dpg-small" and small.actors == 2
+    assert C.build_config("apex-dpg", "Pendulum-v1", overrides={"actors": 64}).preset == "apex-dpg-pendulum"
+    assert C.build_config("apex-dpg", env, "apex-dpg-mujoco", {"actors": 2}).preset == "apex-dpg-mujoco"  # named wins
+
+
+def test_learning_start_in_frames():
+    cfg = C.build_config("apex", "ALE/Pong-v5")
+    assert C.learning_start_frames(cfg) == 50_000 * 4  # transitions of 4 emulator frames
+    gorila = C.build_config("gorila", "CartPole-v1", overrides={"actors": 3, "replay.min_size": 100})
+    assert C.learning_start_frames(gorila) == 300  # every bundle's own table fills
+    gorila = C.build_config("gorila", "CartPole-v1", overrides={"actors": 3, "replay.min_size": 100,
+                                                                "replay.mode": "global"})
+    assert C.learning_start_frames(gorila) == 100
+    assert C.learning_start_frames(C.build_config("ba3c", "CartPole-v1")) == 0
+
+
+DEFAULTS = [(arch, env, algo) for env in ("CartPole-v1", "MinAtar/Breakout-v1")
+            for arch, algo in (("apex", ""), ("gorila", ""), ("ba3c", ""), ("a3c", ""), ("a3c", "nstep_q"),
+                               ("a3c", "onestep_q"), ("a3c", "sarsa"))] + \
+           [("apex-dpg", env, "") for env in ("Pendulum-v1", "Hopper-v5", "HalfCheetah-v5", "Walker2d-v5")] + \
+           [("a3c", "Pendulum-v1", "")]
+
+
+@pytest.mark.parametrize("arch,env,algo", DEFAULTS)
+def test_every_non_atari_default_learns_within_the_first_tenth_of_its_run(arch, env, algo):
+    for actors in (None, 2, 8):
+        overrides = {k: v for k, v in (("algo", algo), ("actors", actors)) if v}
+        cfg = C.build_config(arch, env, overrides=overrides)
+        assert C.learning_start_frames(cfg) <= 0.1 * cfg.max_frames, (cfg.preset, actors)
+        assert "note:" not in C.describe_preset(cfg, named=False)
+
+
+def test_first_line_says_which_preset_and_why(capsys, tmp_path):
+    assert C.describe_preset(C.build_config("apex-dpg", "Hopper-v5", overrides={"actors": 2}), named=False,
+                             actors=2) == ("preset apex-dpg-small: 2 actors; the paper's values are apex-dpg-mujoco "
+                                           "(chosen from 32 actors, or with --preset apex-dpg-mujoco)")
+    assert C.describe_preset(C.build_config("apex-dpg", "Hopper-v5", overrides={"actors": 64}), named=False,
+                             actors=64) == "preset apex-dpg-mujoco: 64 actors: the paper's values"
+    short = C.describe_preset(C.build_config("apex-dpg", "Hopper-v5", "apex-dpg-mujoco",
+                                             {"actors": 2, "max_frames": 60_000}), named=True)
+    assert short == ("preset apex-dpg-mujoco: named with --preset\nnote: learning starts after 50,000 frames "
+                     "(replay.min_size 50,000), 83% of this run's 60,000: give --max-frames 500,000 or more, "
+                     "--set replay.min_size=..., or a smaller preset")
+
+    code = main(["train", "apex", "--env", "CartPole-v1", "--runtime", "inline", "--max-frames", "300", "--quiet",
+                 "--run-dir", str(tmp_path / "run"), "--set", "replay.min_size=100", "--set", "eval_episodes=0"])
+    assert code == 0
+    assert capsys.readouterr().out.splitlines()[0] == ("preset apex-cartpole: small-run values, the default for "
+                                                       "non-Atari ids; the paper's are apex-atari")
