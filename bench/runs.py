@@ -47,7 +47,8 @@ def distrl_rows(run_dir: Path) -> list[dict]:
         wall = float(m["wall_s"])
         done = [mean for t, mean in evals if previous < t <= wall]
         rows.append({"wall_s": wall, "frames": int(float(m["frames"])), "updates": int(float(m["updates"])),
-                     "return_mean_100": number(m["episode_return_mean"]), "episodes": int(float(m["episodes"])),
+                     "return_mean_100": number(m["episode_return_mean"]),
+                     "return_mean_10": number(m.get("episode_return_mean_10", "")), "episodes": int(float(m["episodes"])),
                      "eval_mean": done[-1] if done else None})
         previous = wall
     return rows

@@ -144,6 +144,17 @@ def test_the_lowest_epsilon_env_has_its_own_return_column(tmp_path):
     assert first[arch.watched_return] != first[arch.watched_return] and row[arch.watched_return] == 7.5
 
 
+def test_monitor_rows_carry_the_last_100_and_the_last_10_training_returns(tmp_path):
+    from distrl.components.monitor import Monitor
+    monitor = Monitor(tmp_path, live=False, tensorboard=False)
+    first = monitor.log({})
+    monitor.add_returns([float(r) for r in range(1, 121)])  # 120 episodes: the last 100 are 21..120
+    row = monitor.log({})
+    monitor.close()
+    assert first["episode_return_mean_10"] != first["episode_return_mean_10"]  # NaN before any episode
+    assert row["episode_return_mean"] == 70.5 and row["episode_return_mean_10"] == 115.5 and row["episodes"] == 120
+
+
 def test_atari_smoke_uint8_end_to_end(tmp_path):
     """The Atari path: CNN, uint8 stacks compressed in the table, life-loss terminals, 4 frames per step."""
     cfg = C.build_config("apex", "ALE/Pong-v5", overrides={

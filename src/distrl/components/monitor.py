@@ -57,8 +57,11 @@ class Monitor:
         if self._watched is not None:
             self._watched[1].extend(returns)
 
-    def return_mean(self) -> float:
-        return float(sum(self.returns) / len(self.returns)) if self.returns else math.nan
+    def return_mean(self, last: int = 100) -> float:
+        """Mean of the last `last` (at most 100) finished training episodes: 100 as DQN's curves, 10 as
+        the continuous-control curves (SB3's, and episodes of 1,000 steps)."""
+        recent = list(self.returns)[-last:]
+        return float(sum(recent) / len(recent)) if recent else math.nan
 
     def wall_s(self) -> float:
         return time.perf_counter() - self._start
@@ -76,7 +79,7 @@ class Monitor:
         dt = max(now - prev_t, 1e-9)
         row = {"wall_s": round(now, 3), "frames": counters.get("actors/frames", 0),
                "updates": counters.get("learner/updates", 0), "episode_return_mean": self.return_mean(),
-               "episodes": self.episodes}
+               "episode_return_mean_10": self.return_mean(10), "episodes": self.episodes}
         if self._watched is not None:
             column, window = self._watched
             row[column] = float(sum(window) / len(window)) if window else math.nan
