@@ -99,7 +99,7 @@ def test_resume_continues_from_the_checkpoint(tmp_path, capsys):
     saved = load_checkpoint(latest_checkpoint(run), "apex",
                             {k: list(v.shape) for k, v in Apex(small_cfg(tmp_path)).make_learner()
                              .online.state_dict().items()})
-    assert saved["learner"]["updates"] == first["updates"]
+    assert saved["roles"]["learner"][0]["updates"] == first["updates"]
     capsys.readouterr()
     assert main(["train", "apex", "--resume", str(run), "--max-frames", "4000", "--quiet"]) == 0
     out = capsys.readouterr().out

@@ -17,7 +17,7 @@ def _table(n):
 
 
 def _checkpoint(run, step):
-    save_checkpoint(run, step, {"counters": {}}, {"architecture": "apex", "shapes": {}})
+    save_checkpoint(run, step, {}, {"architecture": "apex", "shapes": {}})
 
 
 def test_only_the_newest_checkpoints_replay_set_is_kept_and_loaded(tmp_path):

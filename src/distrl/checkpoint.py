@@ -1,7 +1,12 @@
 """Atomic checkpoints (write a temp file, then rename) loaded with torch.load(weights_only=True).
 
-A checkpoint carries `meta`: the architecture and the shape of every parameter, so a file from
-another architecture or network shape is refused with a clear error instead of a half-load."""
+One format for every architecture: `{"meta", "roles", "counters", "returns", "rng"}`, where `roles`
+maps each stateful role to the states of its instances (`{"learner": [state]}` for Ape-X,
+`{"ps": [shard 0, shard 1, ...]}` for Gorila, A3C and BA3C), `counters` is the run's progress (frames,
+episodes, ...), `returns` the recent training returns, and `rng` the torch RNG where a role draws
+from it. `meta` names the architecture and the shape of every parameter, so a file from another
+architecture or network shape is refused with a clear error instead of a half-load. Checkpoints of
+format 1 (a top-level "learner" or "ps") still load: `load_checkpoint` converts them."""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ import torch
 
 from distrl.errors import CheckpointError
 
-FORMAT = 1
+FORMAT = 2
 _NAME = re.compile(r"^ckpt-(\d{10})\.pt$")
 _REPLAY = re.compile(r"^replay-(\d{10})-(\d{2})\.npz$")
 
@@ -58,15 +63,21 @@ def checkpoint_dir(run_dir: Path) -> Path:
     return Path(run_dir) / "checkpoints"
 
 
-def save_checkpoint(run_dir: Path, step: int, payload: dict[str, Any], meta: dict[str, Any],
-                    keep: int = 3) -> Path:
+def save_checkpoint(run_dir: Path, step: int, roles: dict[str, list[Any]], meta: dict[str, Any], *,
+                    counters: dict[str, int] | None = None, returns: list[float] | None = None,
+                    rng: torch.Tensor | None = None, keep: int = 3) -> Path:
     """Write checkpoints/ckpt-<step>.pt atomically and keep the newest `keep` files."""
     folder = checkpoint_dir(run_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"ckpt-{step:010d}.pt"
     tmp = path.with_name(path.name + ".tmp")
+    payload = {"meta": {**meta, "format": FORMAT, "step": step}, "roles": {k: list(v) for k, v in roles.items()},
+               "counters": {k: int(v) for k, v in (counters or {}).items()},
+               "returns": [float(r) for r in (returns or [])]}
+    if rng is not None:
+        payload["rng"] = rng
     with open(tmp, "wb") as f:
-        torch.save({"meta": {**meta, "format": FORMAT, "step": step}, **payload}, f)
+        torch.save(payload, f)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
@@ -76,6 +87,21 @@ def save_checkpoint(run_dir: Path, step: int, payload: dict[str, Any], meta: dic
         if (m := _REPLAY.match(old.name)) and int(m.group(1)) < step:
             old.unlink(missing_ok=True)
     return path
+
+
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """A format-1 checkpoint in format 2's shape: its "learner" or "ps" payload becomes a role, its
+    "torch_rng" the rng (A3C's shared store saved one state, not a list of shards)."""
+    roles = {}
+    if "learner" in data:
+        roles["learner"] = [data["learner"]]
+    if "ps" in data:
+        roles["ps"] = list(data["ps"]) if isinstance(data["ps"], (list, tuple)) else [data["ps"]]
+    out = {"meta": {**data["meta"], "format": FORMAT}, "roles": roles, "counters": dict(data.get("counters", {})),
+           "returns": list(data.get("returns", []))}
+    if "torch_rng" in data:
+        out["rng"] = data["torch_rng"]
+    return out
 
 
 def replay_path(run_dir: Path, step: int, shard: int) -> Path:
@@ -124,8 +150,10 @@ def load_checkpoint(path: Path, architecture: str, shapes: dict[str, list[int]])
         raise CheckpointError(f"checkpoint {path} is corrupt or not a distrl checkpoint "
                               f"({type(exc).__name__}); {hint}") from None
     meta = data.get("meta") if isinstance(data, dict) else None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not a distrl checkpoint (format {FORMAT}); start a new run")
+    if not isinstance(meta, dict) or meta.get("format") not in (1, FORMAT):
+        raise CheckpointError(f"{path} is not a distrl checkpoint (format 1 or {FORMAT}); start a new run")
+    if meta["format"] == 1:
+        data = upgrade(data)
     if meta.get("architecture") != architecture:
         raise CheckpointError(f"checkpoint {path} is from architecture {meta.get('architecture')!r}, "
                               f"not {architecture!r}: resume it with `distrl train {meta.get('architecture')}`")

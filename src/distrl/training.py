@@ -13,7 +13,6 @@ import torch
 
 from distrl import config as C
 from distrl.architectures import make_architecture
-from distrl.architectures.apex import Apex
 from distrl.checkpoint import latest_checkpoint, list_checkpoints, replay_set
 from distrl.components.monitor import Monitor
 from distrl.errors import ConfigError
@@ -116,10 +115,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
 def _check_checkpoint(arch: Any, run_dir: Path) -> None:
     """Load the checkpoint to resume once before anything is written (metrics, TensorBoard), so a bad
     one is refused with the run directory untouched."""
-    if isinstance(arch, Apex):  # Ape-X and Ape-X DPG restore into a learner; the others into shard states
-        arch.restore(run_dir, arch.make_learner())
-    else:
-        arch.restore(run_dir)
+    arch.restore(run_dir)
 
 
 def describe_resume(cfg: Any, run_dir: Path) -> str:

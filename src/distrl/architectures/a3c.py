@@ -14,8 +14,7 @@ import torch
 from gymnasium import spaces
 
 from distrl.algos.q_learning import exploration_epsilons
-from distrl.architectures.common import frame_skip, set_torch_threads, spawn_seeds
-from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
+from distrl.architectures.common import Saveable, frame_skip, set_torch_threads, spawn_seeds
 from distrl.components.actor_learner import ActorLearner
 from distrl.components.evaluator import Evaluator
 from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
@@ -25,7 +24,7 @@ from distrl.errors import ConfigError
 from distrl.nets import A3CCNN, QNetwork, image_kind, make_policy_value_net, make_q_network
 
 
-class A3C:
+class A3C(Saveable):
     def __init__(self, cfg: A3CConfig):
         self.cfg = cfg
         probe = make_env(cfg.env, "eval")
@@ -120,26 +119,26 @@ class A3C:
 
     # ---- checkpoints -----------------------------------------------------------------------
     def checkpoint_meta(self) -> dict:
-        return {"architecture": "a3c", "env": self.cfg.env, "algo": self.cfg.algo, "store": self.cfg.params.store,
-                "shapes": param_shapes(self.make_net().state_dict())}
+        return {**super().checkpoint_meta(), "algo": self.cfg.algo, "store": self.cfg.params.store}
 
-    def save(self, run_dir: Path, store_state: Any, updates: int, counters: dict[str, int],
-             returns: list[float]) -> Path:
-        return save_checkpoint(run_dir, updates, {
-            "ps": store_state, "counters": {k: int(v) for k, v in counters.items()},
-            "returns": [float(r) for r in returns]}, self.checkpoint_meta())
+    def role_counts(self) -> dict[str, tuple[int, str]]:
+        if self.cfg.params.store == "shared":
+            return {"ps": (1, "params.store=sharded --set params.shards")}
+        return {"ps": (self.cfg.params.shards, "params.shards")}
 
-    def restore(self, run_dir: Path, required: bool = True) -> dict | None:
-        if not required and not list_checkpoints(run_dir):
-            return None
-        path = latest_checkpoint(run_dir)
-        data = load_checkpoint(path, "a3c", self.checkpoint_meta()["shapes"])
-        return {**data, "path": str(path)}
+    @staticmethod
+    def store_states(store: Any) -> list[dict]:
+        """The "ps" role's states: one per shard, or the one shared-memory store's."""
+        state = store.state_dict()
+        return state if isinstance(state, list) else [state]
+
+    @staticmethod
+    def load_store(store: Any, states: list[dict]) -> None:
+        store.load_state_dict(states if isinstance(store.state_dict(), list) else states[0])
 
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
         data = self.restore(run_dir)
-        store = data["ps"]
-        values = store["values"] if isinstance(store, dict) else torch.cat([s["values"] for s in store])
+        values = torch.cat([s["values"] for s in data["roles"]["ps"]])
         return self.params(values.numpy()), {"checkpoint": data["path"], "updates": int(data["counters"]["updates"])}
 
 

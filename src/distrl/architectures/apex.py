@@ -9,8 +9,7 @@ from pathlib import Path
 
 import torch
 
-from distrl.architectures.common import frame_skip, probe_discrete_env, set_torch_threads, spawn_seeds
-from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
+from distrl.architectures.common import Saveable, frame_skip, probe_discrete_env, set_torch_threads, spawn_seeds
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
@@ -21,7 +20,7 @@ from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
 from distrl.replay.table import frame_fields
 
 
-class Apex:
+class Apex(Saveable):
     architecture = "apex"
     # The paper's learning curves follow its greediest actor: the lowest-epsilon env's returns get a column.
     watched_return: str | None = "return_mean_lowest_epsilon"
@@ -86,29 +85,21 @@ class Apex:
             replay.trim()
         return metrics
 
-    def checkpoint_meta(self, learner: DQNLearner) -> dict:
-        return {"architecture": self.architecture, "env": self.cfg.env,
-                "shapes": param_shapes(learner.online.state_dict())}
+    def save_learner(self, run_dir: Path, learner: DQNLearner, counters: dict[str, int],
+                     returns: list[float]) -> Path:
+        """The learner's state (online, target, optimizer, counters) under its update count, the torch
+        RNG, and the run's progress."""
+        return self.save(run_dir, learner.updates, {"learner": [learner.state_dict()]}, counters, returns,
+                         rng=torch.get_rng_state())
 
-    def save(self, run_dir: Path, learner: DQNLearner, counters: dict[str, int], returns: list[float]) -> Path:
-        """Learner state (online, target, optimizer, counters), torch RNG, and the run's progress."""
-        return save_checkpoint(run_dir, learner.updates, {
-            "learner": learner.state_dict(), "torch_rng": torch.get_rng_state(),
-            "counters": {k: int(v) for k, v in counters.items()}, "returns": [float(r) for r in returns],
-        }, self.checkpoint_meta(learner))
-
-    def restore(self, run_dir: Path, learner: DQNLearner, required: bool = True) -> dict | None:
-        """Load the latest checkpoint into `learner`; returns it (with its path) or None if there is none."""
-        if not required and not list_checkpoints(run_dir):
-            return None
-        path = latest_checkpoint(run_dir)
-        data = load_checkpoint(path, self.architecture, self.checkpoint_meta(learner)["shapes"])
-        learner.load_state_dict(data["learner"])
-        torch.set_rng_state(data["torch_rng"])
-        return {**data, "path": str(path)}
+    def load_learner(self, learner: DQNLearner, data: dict) -> None:
+        """A restored checkpoint's learner state and RNG into `learner` and this process."""
+        learner.load_state_dict(data["roles"]["learner"][0])
+        if "rng" in data:
+            torch.set_rng_state(data["rng"])
 
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
         """The latest checkpoint's online network, for `distrl eval`."""
         learner = self.make_learner()
-        data = self.restore(run_dir, learner)
+        self.load_learner(learner, data := self.restore(run_dir))
         return learner.pull()[0], {"checkpoint": data["path"], "updates": learner.updates}

@@ -15,7 +15,6 @@ from torch import nn
 
 from distrl.architectures.apex import Apex
 from distrl.architectures.common import set_torch_threads, spawn_seeds
-from distrl.checkpoint import param_shapes
 from distrl.components.dpg_actor import NoisyActor
 from distrl.components.dpg_learner import DPGLearner
 from distrl.components.evaluator import Evaluator
@@ -87,7 +86,3 @@ class ApexDPG(Apex):
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
                          else episodes, epsilon=0.0, seed=self._seeds[-3], policy="deterministic",
                          max_episode_frames=self.cfg.eval_max_frames)
-
-    def checkpoint_meta(self, learner: DPGLearner) -> dict:
-        return {"architecture": self.architecture, "env": self.cfg.env,
-                "shapes": param_shapes(dpg_pair(learner.actor, learner.critic).state_dict())}

@@ -14,9 +14,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from distrl.architectures.common import (frame_skip, probe_discrete_env, restore_shards, set_torch_threads,
+from distrl.architectures.common import (Saveable, frame_skip, probe_discrete_env, set_torch_threads,
                                          shards_policy_params, spawn_seeds)
-from distrl.checkpoint import param_shapes, save_checkpoint
 from distrl.components.batched_worker import BatchedWorker
 from distrl.components.evaluator import Evaluator
 from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
@@ -26,7 +25,7 @@ from distrl.envs import is_atari, make_env
 from distrl.nets import PolicyValueNet
 
 
-class BA3C:
+class BA3C(Saveable):
     def __init__(self, cfg: BA3CConfig):
         self.cfg = cfg
         self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "ba3c")
@@ -86,17 +85,10 @@ class BA3C:
 
     # ---- checkpoints -----------------------------------------------------------------------
     def checkpoint_meta(self) -> dict:
-        return {"architecture": "ba3c", "env": self.cfg.env, "ps_shards": self.cfg.ps.shards,
-                "shapes": param_shapes(self.make_net().state_dict())}
+        return {**super().checkpoint_meta(), "ps_shards": self.cfg.ps.shards}
 
-    def save(self, run_dir: Path, shard_states: list, rounds: int, counters: dict[str, int],
-             returns: list[float]) -> Path:
-        return save_checkpoint(run_dir, rounds, {
-            "ps": shard_states, "counters": {k: int(v) for k, v in counters.items()},
-            "returns": [float(r) for r in returns]}, self.checkpoint_meta())
-
-    def restore(self, run_dir: Path, required: bool = True) -> dict | None:
-        return restore_shards(run_dir, "ba3c", self.checkpoint_meta()["shapes"], self.cfg.ps.shards, required)
+    def role_counts(self) -> dict[str, tuple[int, str]]:
+        return {"ps": (self.cfg.ps.shards, "ps.shards")}
 
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
         return shards_policy_params(self, run_dir)

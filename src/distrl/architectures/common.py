@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint
+from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
 from distrl.envs import is_atari, make_env
 from distrl.errors import CheckpointError, ConfigError
 from distrl.nets import image_kind
@@ -46,21 +46,54 @@ def spawn_seeds(seed: int, n: int) -> list[int]:
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n)]
 
 
-def restore_shards(run_dir: Path, architecture: str, shapes: dict, shards: int, required: bool = True) -> dict | None:
-    """The latest checkpoint of a parameter-server run (payload "ps": one state per shard), with its
-    path; None if there is none and it is not required. Another shard count is refused."""
-    if not required and not list_checkpoints(run_dir):
-        return None
-    path = latest_checkpoint(run_dir)
-    data = load_checkpoint(path, architecture, shapes)
-    if len(data["ps"]) != shards:
-        raise CheckpointError(f"checkpoint {path} holds {len(data['ps'])} parameter shards, this run has "
-                              f"{shards}: resume with --set ps.shards={len(data['ps'])}")
-    return {**data, "path": str(path)}
+ROLE_NAMES = {"ps": "parameter shards", "learner": "learners"}
+
+
+class Saveable:
+    """What every wiring does with checkpoints: one format (checkpoint.py), `save` of the roles' states
+    under a step, `restore` of the newest checkpoint with its instance counts checked. A wiring sets
+    `architecture` and, where a role has several instances, `role_counts`."""
+
+    architecture: str
+    cfg: Any
+
+    def make_net(self) -> torch.nn.Module:
+        raise NotImplementedError
+
+    def checkpoint_meta(self) -> dict:
+        if getattr(self, "net_shapes", None) is None:
+            with torch.random.fork_rng(devices=[]):  # building a net seeds torch: a save must not move the run's RNG
+                self.net_shapes = param_shapes(self.make_net().state_dict())
+        return {"architecture": self.architecture, "env": self.cfg.env, "shapes": self.net_shapes}
+
+    def role_counts(self) -> dict[str, tuple[int, str]]:
+        """role -> (instances this run has, the --set that changes it), for roles with several."""
+        return {}
+
+    def save(self, run_dir: Path, step: int, roles: dict[str, list], counters: dict[str, int],
+             returns: list[float], rng: torch.Tensor | None = None) -> Path:
+        return save_checkpoint(run_dir, step, roles, self.checkpoint_meta(), counters=counters, returns=returns,
+                               rng=rng)
+
+    def restore(self, run_dir: Path, required: bool = True) -> dict | None:
+        """The newest checkpoint (roles, counters, returns, rng) with its path; None if there is none
+        and it is not required. A role saved with another instance count is refused."""
+        if not required and not list_checkpoints(run_dir):
+            return None
+        path = latest_checkpoint(run_dir)
+        meta = self.checkpoint_meta()
+        data = load_checkpoint(path, meta["architecture"], meta["shapes"])
+        for role, (count, key) in self.role_counts().items():
+            saved = len(data["roles"].get(role, []))
+            if saved != count:
+                raise CheckpointError(f"checkpoint {path} holds {saved} {ROLE_NAMES.get(role, role)}, this run has "
+                                      f"{count}: resume with --set {key}={saved}")
+        return {**data, "path": str(path)}
 
 
 def shards_policy_params(arch: Any, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
     """The latest checkpoint's parameters (the shards' values joined) as a state dict, for `distrl eval`."""
     data = arch.restore(run_dir)
-    flat = torch.cat([s["values"] for s in data["ps"]]).numpy()
-    return arch.params(flat), {"checkpoint": data["path"], "updates": min(int(s["version"]) for s in data["ps"])}
+    shards = data["roles"]["ps"]
+    flat = torch.cat([s["values"] for s in shards]).numpy()
+    return arch.params(flat), {"checkpoint": data["path"], "updates": min(int(s["version"]) for s in shards)}

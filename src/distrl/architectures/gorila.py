@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from distrl.architectures.common import (frame_skip, probe_discrete_env, restore_shards, set_torch_threads,
+from distrl.architectures.common import (Saveable, frame_skip, probe_discrete_env, set_torch_threads,
                                          shards_policy_params, spawn_seeds)
-from distrl.checkpoint import param_shapes, save_checkpoint
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
@@ -69,7 +68,7 @@ class LearnerPulls:
         return self.learner.params()
 
 
-class Gorila:
+class Gorila(Saveable):
     def __init__(self, cfg: GorilaConfig):
         self.cfg = cfg
         self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "gorila")
@@ -159,19 +158,15 @@ class Gorila:
 
     # ---- checkpoints ---------------------------------------------------------------------
     def checkpoint_meta(self) -> dict:
-        return {"architecture": "gorila", "env": self.cfg.env, "ps_shards": self.cfg.ps.shards,
-                "shapes": param_shapes(self.make_net().state_dict())}
+        return {**super().checkpoint_meta(), "ps_shards": self.cfg.ps.shards}
 
-    def save(self, run_dir: Path, ps_states: list[dict], counters: dict[str, int], returns: list[float]) -> Path:
+    def role_counts(self) -> dict[str, tuple[int, str]]:
+        return {"ps": (self.cfg.ps.shards, "ps.shards")}
+
+    def save_shards(self, run_dir: Path, ps_states: list[dict], counters: dict[str, int], returns: list[float]) -> Path:
         """Every shard's values, optimizer state and version, and the run's progress, under the
         global update count."""
-        step = min(int(s["version"]) for s in ps_states)
-        return save_checkpoint(run_dir, step, {
-            "ps": ps_states, "counters": {k: int(v) for k, v in counters.items()},
-            "returns": [float(r) for r in returns]}, self.checkpoint_meta())
-
-    def restore(self, run_dir: Path, required: bool = True) -> dict | None:
-        return restore_shards(run_dir, "gorila", self.checkpoint_meta()["shapes"], self.cfg.ps.shards, required)
+        return self.save(run_dir, min(int(s["version"]) for s in ps_states), {"ps": ps_states}, counters, returns)
 
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
         return shards_policy_params(self, run_dir)

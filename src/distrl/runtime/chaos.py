@@ -129,7 +129,7 @@ class Chaos:
                   "seconds_to_restore": round(time.monotonic() - self._t0 - v["t"], 2)}
         if info["path"]:
             data = torch.load(info["path"], map_location="cpu", weights_only=True)
-            saved = data["learner"] if v["kind"] == "learner" else data["ps"][v["index"]]
+            saved = data["roles"]["learner" if v["kind"] == "learner" else "ps"][v["index"]]
             result["updates"] = int(saved["updates"] if "updates" in saved else saved["version"])
             result["exact"] = state_digest(saved) == info["digest"]
         else:

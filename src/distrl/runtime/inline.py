@@ -39,7 +39,8 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
     base = {"frames": 0, "episodes": 0, "param_pulls": 0}
     resumed_from = None
     if resume:
-        data = arch.restore(run_dir, learner)
+        data = arch.restore(run_dir)
+        arch.load_learner(learner, data)
         base = {k: int(v) for k, v in data["counters"].items()}
         monitor.add_returns(list(data["returns"]))
         resumed_from = data["path"]
@@ -60,7 +61,7 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
         c = counters()
         if cfg.replay.checkpoint:
             replay.save(replay_path(run_dir, learner.updates, 0))
-        arch.save(run_dir, learner, {k: c[f"actors/{k}"] for k in base}, list(monitor.returns))
+        arch.save_learner(run_dir, learner, {k: c[f"actors/{k}"] for k in base}, list(monitor.returns))
 
     monitor.start(counters())
     last_log = time.perf_counter()
@@ -104,7 +105,7 @@ def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = Fal
     resumed_from = None
     if resume:
         data = arch.restore(run_dir)
-        ps.load_state_dict(data["ps"])
+        ps.load_state_dict(data["roles"]["ps"])
         base = {k: int(v) for k, v in data["counters"].items()}
         monitor.add_returns(list(data["returns"]))
         resumed_from = data["path"]
@@ -119,7 +120,7 @@ def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = Fal
         return gorila_counters(totals(), ps.counters(), [r.stats() for r in replays])
 
     def checkpoint() -> None:
-        arch.save(run_dir, ps.state_dict(), totals(), list(monitor.returns))
+        arch.save_shards(run_dir, ps.state_dict(), totals(), list(monitor.returns))
 
     monitor.start(counters())
     last_log = time.perf_counter()
@@ -171,7 +172,7 @@ def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) ->
     workers = []
     try:
         if data:
-            main.load_state_dict(data["ps"])
+            arch.load_store(main, data["roles"]["ps"])
         workers = [arch.make_worker(i, stores[i]) for i in range(cfg.actors)]
 
         def totals() -> dict[str, int]:
@@ -179,7 +180,7 @@ def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) ->
 
         def checkpoint() -> None:
             t = totals()
-            arch.save(run_dir, main.state_dict(), t.get("updates", 0), t, list(monitor.returns))
+            arch.save(run_dir, t.get("updates", 0), {"ps": arch.store_states(main)}, t, list(monitor.returns))
 
         monitor.start(a3c_counters(totals(), main.counters()))
         last_log = time.perf_counter()
@@ -233,7 +234,7 @@ def run_ba3c(arch: BA3C, run_dir: Path, monitor: Monitor, resume: bool = False) 
         monitor.add_returns(list(data["returns"]))
     ps = ShardedParameterServer([arch.make_shard(i) for i in range(cfg.ps.shards)])
     if data:
-        ps.load_state_dict(data["ps"])
+        ps.load_state_dict(data["roles"]["ps"])
     flat, versions = ps.pull()
     chief = arch.make_chief(round=int(versions.min()))
     workers = [arch.make_worker(i) for i in range(cfg.actors)]
@@ -247,7 +248,7 @@ def run_ba3c(arch: BA3C, run_dir: Path, monitor: Monitor, resume: bool = False) 
 
     def checkpoint() -> None:
         dropped = {"dropped_late": base.get("dropped_late", 0) + chief.dropped_late}
-        arch.save(run_dir, ps.state_dict(), ps.updates(), {**totals(), **dropped}, list(monitor.returns))
+        arch.save(run_dir, ps.updates(), {"ps": ps.state_dict()}, {**totals(), **dropped}, list(monitor.returns))
 
     def log() -> dict[str, float]:
         row = monitor.log(ba3c_counters(totals(), ps.updates()),

@@ -69,7 +69,7 @@ def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False,
         if cfg.params.store == "shared":
             owner = arch.create_shared_store()
             if data:
-                owner.load_state_dict(data["ps"])
+                arch.load_store(owner, data["roles"]["ps"])
         return _drive(arch, cfg, Path(run_dir), monitor, data, owner, hook)
     finally:
         if owner is not None:
@@ -112,7 +112,7 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
         return last
 
     def checkpoint() -> None:
-        arch.save(run_dir, store.state_dict(), totals.get("updates", 0), totals, list(monitor.returns))
+        arch.save(run_dir, totals.get("updates", 0), {"ps": arch.store_states(store)}, totals, list(monitor.returns))
 
     monitor.start(counters())
     steps = cfg.ray.steps_per_call

@@ -199,7 +199,7 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
 
     def checkpoint() -> None:
         counts = {**totals, "dropped_late": dropped_base + chief_state["dropped_late"]}
-        arch.save(run_dir, ps.state_dict(), rounds, counts, list(monitor.returns))
+        arch.save(run_dir, rounds, {"ps": ps.state_dict()}, counts, list(monitor.returns))
 
     monitor.start(ba3c_counters(totals, rounds))
     calls = cfg.ray.rounds_per_call

@@ -138,7 +138,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
                 faults["ps_restarts"] += 1
 
     def checkpoint() -> None:
-        arch.save(run_dir, ps.state_dict(), totals, list(monitor.returns))
+        arch.save_shards(run_dir, ps.state_dict(), totals, list(monitor.returns))
 
     def collect(ref: Any, i: int) -> None:
         out = add_report(ref, totals, monitor)
@@ -155,7 +155,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     pending = {bundles[i].run.remote(calls): i for i in range(cfg.actors)}
     evaluations: list[dict] = []
     eval_ref, next_eval = None, cfg.eval_every
-    next_checkpoint = (restored and min(int(s["version"]) for s in restored["ps"]) or 0) + cfg.checkpoint_every
+    next_checkpoint = (restored and min(int(s["version"]) for s in restored["roles"]["ps"]) or 0) + cfg.checkpoint_every
     last_log = time.perf_counter()
     while totals.get("frames", 0) < cfg.max_frames:
         ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)

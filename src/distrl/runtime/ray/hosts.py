@@ -129,7 +129,9 @@ class LearnerWorker:
         self.shards = shards
         self.replay = prioritized_replay(cfg, shards)
         # A restarted learner (or --resume) continues from the newest checkpoint of this run.
-        data = self.arch.restore(self.run_dir, self.learner, required=False)
+        data = self.arch.restore(self.run_dir, required=False)
+        if data:
+            self.arch.load_learner(self.learner, data)
         self.resumed_from = data["path"] if data else None
         self.restored_digest = state_digest(self.learner.state_dict()) if data else None
         self.progress = dict(data["counters"]) if data else {}
@@ -168,7 +170,7 @@ class LearnerWorker:
                     ray.get([s.save.remote(str(replay_path(self.run_dir, step, i))) for i, s in enumerate(self.shards)])
                 except RayActorError:
                     pass  # a shard is restarting: this checkpoint goes without a replay set
-            return str(self.arch.save(self.run_dir, self.learner, self.progress, self.returns))
+            return str(self.arch.save_learner(self.run_dir, self.learner, self.progress, self.returns))
 
     def stop(self) -> None:
         self._stop.set()
@@ -228,7 +230,7 @@ class ShardWorker(ParamShard):
         data = arch.restore(Path(run_dir), required=False)
         self.restored_from = data["path"] if data else None
         if data:
-            self.load_state_dict(data["ps"][index])
+            self.load_state_dict(data["roles"]["ps"][index])
         self.restored_digest = state_digest(self.state_dict()) if data else None
 
     def restored(self) -> dict:
