@@ -50,8 +50,8 @@ def measure(env: str, workers: int, store: str, shards: int, seconds: float) -> 
 
     from distrl import config as C
     from distrl.architectures.a3c import A3C
-    from distrl.runtime.ray.hosts import ShardWorker
     from distrl.runtime.ray.a3c import WorkerActor
+    from distrl.runtime.ray.hosts import ShardWorker
 
     cfg = make_cfg(env, workers, store, shards)
     arch, cfg_dict, steps = A3C(cfg), C.to_dict(cfg), cfg.ray.steps_per_call

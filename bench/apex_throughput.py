@@ -112,6 +112,7 @@ def _env_only(index: int, count: int):
 def _bare_loop(index: int, count: int):
     """The acting work without the framework: K env steps and one batched forward pass per step."""
     import torch
+
     from distrl.nets import make_q_network
     torch.set_num_threads(1)  # as distrl's ActorWorker
     envs = _envs(index, count)
@@ -337,6 +338,7 @@ def versions() -> str:
     import gymnasium
     import ray
     import torch
+
     import distrl
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,

@@ -53,8 +53,8 @@ def measure(env: str, workers: int, mode: str, fraction: float, seconds: float, 
 
     from distrl.architectures.ba3c import BA3C
     from distrl.params.param_server import ShardedParameterServer
-    from distrl.runtime.ray.cluster import call
     from distrl.runtime.ray.ba3c import start_ba3c
+    from distrl.runtime.ray.cluster import call
 
     keys = ("data_points", "frames", "gradients")
     with tempfile.TemporaryDirectory() as run_dir:

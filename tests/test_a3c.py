@@ -14,9 +14,9 @@ from distrl.algos.actor_critic import a3c_loss
 from distrl.architectures.a3c import A3C
 from distrl.cli import main
 from distrl.components.actor_learner import ActorLearner
-from distrl.params.param_server import ShardedParameterServer, flatten, local_shards
 from distrl.errors import ConfigError
 from distrl.nets import PolicyValueNet
+from distrl.params.param_server import ShardedParameterServer, flatten, local_shards
 from distrl.training import train
 
 SMALL = {"eval_episodes": 2, "log_every_s": 0.2, "checkpoint_every": 50, "seed": 2}

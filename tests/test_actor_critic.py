@@ -8,8 +8,14 @@ import pytest
 import torch
 
 from distrl.algos.actor_critic import a3c_continuous_loss, a3c_loss, gaussian_entropy, gaussian_log_prob
-from distrl.algos.q_learning import (annealed_epsilon, exploration_epsilons, nstep_returns, onestep_q_targets,
-                                     q_loss, sarsa_targets)
+from distrl.algos.q_learning import (
+    annealed_epsilon,
+    exploration_epsilons,
+    nstep_returns,
+    onestep_q_targets,
+    q_loss,
+    sarsa_targets,
+)
 from distrl.nets import GaussianPolicyValueNet, PolicyValueNet, make_policy_value_net
 
 torch.set_num_threads(1)

@@ -12,10 +12,10 @@ import torch
 from distrl import config as C
 from distrl.architectures.ba3c import BA3C
 from distrl.components.batched_worker import BatchedWorker
-from distrl.params.param_server import ShardedParameterServer, local_shards
-from distrl.params.sync_chief import SyncChief, workers_needed
 from distrl.errors import ConfigError
 from distrl.nets import PolicyValueNet
+from distrl.params.param_server import ShardedParameterServer, local_shards
+from distrl.params.sync_chief import SyncChief, workers_needed
 from distrl.runtime.inline import push_order
 from distrl.training import train
 

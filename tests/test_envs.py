@@ -45,7 +45,7 @@ def test_reward_clipped_in_train_only_and_episode_return_unclipped():
         env = make_env("ALE/Asterix-v5", mode, seed=0, max_episode_frames=4 * steps)
         env.reset()
         rs = []
-        for t, a in enumerate(actions):
+        for t, a in enumerate(actions):  # noqa: B007 - t is read after the loop
             _, r, terminated, truncated, info = env.step(a)
             rs.append(float(r))
             if terminated or truncated:
@@ -167,7 +167,7 @@ def test_non_atari_obs_float32_and_episode_stats():
     obs, _ = env.reset()
     assert obs.dtype == np.float32
     assert env.spec.max_episode_steps == 500  # CartPole keeps its own TimeLimit
-    for t in range(1, 1000):
+    for t in range(1, 1000):  # noqa: B007 - t is read after the loop
         obs, _, terminated, truncated, info = env.step(0)
         if terminated or truncated:
             break

@@ -12,9 +12,9 @@ from distrl import config as C
 from distrl.architectures.gorila import Gorila
 from distrl.cli import main
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
-from distrl.params.param_server import ShardedParameterServer, flatten, local_shards
 from distrl.errors import CheckpointError, ConfigError
 from distrl.nets import make_q_network
+from distrl.params.param_server import ShardedParameterServer, flatten, local_shards
 from distrl.training import train
 
 SMALL = {"replay.min_size": 100, "checkpoint_every": 100, "eval_episodes": 2, "log_every_s": 0.2,

@@ -6,9 +6,16 @@ import pytest
 import torch
 
 from distrl.algos.rmsprop import RMSProp
-from distrl.params.param_server import (ParamShard, ShardedParameterServer, flat_grad, flatten, local_shards,
-                                            shard_slices, unflatten_into)
 from distrl.errors import CheckpointError, ConfigError
+from distrl.params.param_server import (
+    ParamShard,
+    ShardedParameterServer,
+    flat_grad,
+    flatten,
+    local_shards,
+    shard_slices,
+    unflatten_into,
+)
 
 X0 = np.array([1.0, -2.0, 0.5, 3.0, 0.0, -1.0, 2.0], dtype=np.float32)
 GRADS = [np.array(g, dtype=np.float32) for g in ([0.5, -1.0, 2.0, 0.1, -0.3, 1.0, 0.0],

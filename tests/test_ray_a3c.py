@@ -11,7 +11,6 @@ ray = pytest.importorskip("ray")
 from distrl import config as C  # noqa: E402
 from distrl.training import train  # noqa: E402
 
-
 pytestmark = pytest.mark.usefixtures("local_ray")
 
 

@@ -7,8 +7,7 @@ import pytest
 from scipy.stats import chisquare
 
 from distrl.errors import CheckpointError, ConfigError
-from distrl.replay import (FifoRemover, PrioritizedRemover, PrioritizedSampler, ReplayTable, SumTree,
-                           UniformSampler)
+from distrl.replay import FifoRemover, PrioritizedRemover, PrioritizedSampler, ReplayTable, SumTree, UniformSampler
 from distrl.replay.table import SLOT_MASK
 
 

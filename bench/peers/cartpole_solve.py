@@ -260,7 +260,7 @@ def _rllib(seed: int, max_frames: int, cores: int, threshold: float) -> dict:
             trained = result.get("learners", {}).get("__all_modules__", {}).get("num_env_steps_trained_lifetime", 0)
             updates = int(trained) // 32
 
-            def snapshot():
+            def snapshot(updates=updates):  # bound now: called within this iteration
                 module = algo.get_module()
 
                 def act(obs):

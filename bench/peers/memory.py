@@ -68,6 +68,7 @@ def _load(path: str) -> dict:
 
 def _distrl(data: dict, n: int) -> dict:
     import numpy as np
+
     from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
 
     d = len(data["action"])

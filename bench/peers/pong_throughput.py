@@ -311,7 +311,7 @@ def print_table(rows: list[dict]) -> None:
               "whole run in brackets):")
         for peer in ("rllib-dqn", "sb3-dqn"):
             if peer in by:
-                def ratio(key):
+                def ratio(key, peer=peer):
                     a, b = mine.get(key), by[peer].get(key)
                     return f"{a / b:.2f}" if a and b else "n/a"
                 print(f"  vs {peer}: {ratio('env_frames_per_s')} ({ratio('whole_env_frames_per_s')})")

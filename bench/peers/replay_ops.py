@@ -71,6 +71,7 @@ def _timed(fn, count: int) -> float:
 
 def _distrl(items: int, rounds: int) -> dict:
     import numpy as np
+
     from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
 
     rng = np.random.default_rng(0)

@@ -670,7 +670,7 @@ def _fields(obj: Any) -> dict[str, dataclasses.Field]:
 
 def leaf_keys(obj: Any, prefix: str = "") -> list[str]:
     keys = []
-    for name, f in _fields(obj).items():
+    for name in _fields(obj):
         value = getattr(obj, name)
         keys += leaf_keys(value, f"{prefix}{name}.") if dataclasses.is_dataclass(value) else [prefix + name]
     return keys

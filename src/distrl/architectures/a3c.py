@@ -17,11 +17,11 @@ from distrl.algos.q_learning import exploration_epsilons
 from distrl.architectures.common import Saveable, frame_skip, set_torch_threads, spawn_seeds
 from distrl.components.actor_learner import ActorLearner
 from distrl.components.evaluator import Evaluator
-from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
 from distrl.config import A3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.errors import ConfigError
 from distrl.nets import A3CCNN, QNetwork, image_kind, make_policy_value_net, make_q_network
+from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
 
 
 class A3C(Saveable):

@@ -14,15 +14,21 @@ from typing import Any
 import numpy as np
 import torch
 
-from distrl.architectures.common import (Saveable, frame_skip, probe_discrete_env, set_torch_threads,
-                                         shards_policy_params, spawn_seeds)
+from distrl.architectures.common import (
+    Saveable,
+    frame_skip,
+    probe_discrete_env,
+    set_torch_threads,
+    shards_policy_params,
+    spawn_seeds,
+)
 from distrl.components.batched_worker import BatchedWorker
 from distrl.components.evaluator import Evaluator
-from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
-from distrl.params.sync_chief import SyncChief, workers_needed
 from distrl.config import BA3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import PolicyValueNet
+from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
+from distrl.params.sync_chief import SyncChief, workers_needed
 
 
 class BA3C(Saveable):

@@ -13,15 +13,21 @@ from typing import Any
 import numpy as np
 import torch
 
-from distrl.architectures.common import (Saveable, frame_skip, probe_discrete_env, set_torch_threads,
-                                         shards_policy_params, spawn_seeds)
+from distrl.architectures.common import (
+    Saveable,
+    frame_skip,
+    probe_discrete_env,
+    set_torch_threads,
+    shards_policy_params,
+    spawn_seeds,
+)
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
-from distrl.params.param_server import ParamServerSource, ParamShard, flatten, shard_slices, unflatten_into
 from distrl.config import BundleConfig, GorilaConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import make_q_network
+from distrl.params.param_server import ParamServerSource, ParamShard, flatten, shard_slices, unflatten_into
 from distrl.replay import FifoRemover, ReplayTable, UniformSampler
 from distrl.replay.table import frame_fields
 

@@ -11,8 +11,8 @@ from torch import nn
 
 from distrl.algos.dqn import double_q_targets, q_targets, td_loss
 from distrl.algos.rmsprop import RMSProp
-from distrl.params.param_server import unflatten_into
 from distrl.config import LearnerConfig
+from distrl.params.param_server import unflatten_into
 
 
 def make_optimizer(params, cfg: LearnerConfig) -> torch.optim.Optimizer:

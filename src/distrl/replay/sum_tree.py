@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 _JUMP_DEPTH = 12  # find() reaches this depth in one searchsorted over its 4,096 node sums
 
 
