@@ -77,7 +77,7 @@ class RayConfig:
     max_inflight_adds: int = 8       # replay adds an actor may have in flight before it waits
     publish_every: int = 10          # learner updates between parameter puts into the object store
     learner_gpus: float = -1         # -1: one GPU if the cluster has one, else 0
-    samples_per_insert: float = 0.0  # >0: actors wait while inserts outrun learner samples / this (0: free-running, as in Ape-X)
+    samples_per_insert: float = 0.0  # >0: a SampleToInsertRatio limiter (replay/limiters.py) paces the actors (0: free-running, as in Ape-X)
     actor_node: str = ""             # IP of a node to start the actors on (soft: restarted elsewhere once it is gone)
 
 

@@ -16,7 +16,7 @@ from distrl.components.learner import DQNLearner
 from distrl.config import ApexConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import make_q_network
-from distrl.replay import FifoRemover, PrioritizedSampler, ReplayTable
+from distrl.replay import FifoRemover, MinSize, PrioritizedSampler, RateLimiter, ReplayTable
 from distrl.replay.table import frame_fields
 
 
@@ -42,7 +42,11 @@ class Apex(Saveable):
         r = self.cfg.replay
         return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
                            remover=self.replay_remover(), seed=self._seeds[-2],
-                           compress=frame_fields(r.compress, self.obs_shape))
+                           compress=frame_fields(r.compress, self.obs_shape), limiter=self.replay_limiter())
+
+    def replay_limiter(self) -> RateLimiter:
+        """Learning starts once the replay holds replay.min_size transitions."""
+        return MinSize(self.cfg.replay.min_size)
 
     def replay_remover(self) -> FifoRemover:
         """Ape-X DQN trims the oldest data first."""

@@ -64,7 +64,7 @@ class ApexDPG(Apex):
     def make_replay(self) -> ReplayTable:
         r = self.cfg.replay
         return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
-                           remover=self.replay_remover(), seed=self._seeds[-2])
+                           remover=self.replay_remover(), seed=self._seeds[-2], limiter=self.replay_limiter())
 
     def make_learner(self, device: str = "cpu") -> DPGLearner:
         le = self.cfg.learner

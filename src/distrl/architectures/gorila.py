@@ -28,23 +28,23 @@ from distrl.config import BundleConfig, GorilaConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import make_q_network
 from distrl.params.param_server import ParamServerSource, ParamShard, flatten, shard_slices, unflatten_into
-from distrl.replay import FifoRemover, ReplayTable, UniformSampler
+from distrl.replay import FifoRemover, MinSize, RateLimiter, ReplayTable, UniformSampler
 from distrl.replay.table import frame_fields
 
 
 class Bundle:
     """One Gorila bundle: its actor and its learner take turns, `actor_steps` env steps then
-    `updates` learner steps (once the replay holds `min_size`), so the replay ratio is fixed by the
+    `updates` learner steps (once the replay's limiter lets it sample), so the replay ratio is fixed by the
     config rather than by which process happens to run faster."""
 
     def __init__(self, actor: Actor, replay: Any, learner: ParamServerLearner, cfg: BundleConfig,
-                 batch_size: int, min_size: int):
+                 batch_size: int):
         self.actor, self.replay, self.learner = actor, replay, learner
-        self.cfg, self.batch_size, self.min_size = cfg, batch_size, min_size
+        self.cfg, self.batch_size = cfg, batch_size
 
     def run_round(self) -> None:
         self.actor.run(self.cfg.actor_steps)
-        if self.cfg.updates and len(self.replay) >= self.min_size:
+        if self.cfg.updates and self.replay.can_sample(self.batch_size):
             for _ in range(self.cfg.updates):
                 _, batch, weights = self.replay.sample(self.batch_size)
                 self.learner.step(batch, weights)
@@ -117,7 +117,11 @@ class Gorila(Saveable):
             frame_fields(r.compress, self.obs_shape)
 
     def make_replay(self, index: int) -> ReplayTable:
-        return ReplayTable(*self.replay_args(index))
+        return ReplayTable(*self.replay_args(index), limiter=self.replay_limiter())
+
+    def replay_limiter(self) -> RateLimiter:
+        """A learner starts once its table holds replay.min_size transitions (DQN's replay start)."""
+        return MinSize(self.cfg.replay.min_size)
 
     def epsilon(self, global_updates: int) -> float:
         """Linear from epsilon_start to epsilon_end over the first epsilon_updates global updates."""
@@ -149,7 +153,7 @@ class Gorila(Saveable):
         learner = self.make_learner(ps)
         source = LearnerPulls(learner, ParamServerSource(ps, self.make_net()))
         return Bundle(self.make_actor(index, sink if sink is not None else replay, ps, source), replay,
-                      learner, self.cfg.bundle, self.cfg.learner.batch_size, self.cfg.replay.min_size)
+                      learner, self.cfg.bundle, self.cfg.learner.batch_size)
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None

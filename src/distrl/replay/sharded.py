@@ -15,17 +15,21 @@ from typing import Any
 
 import numpy as np
 
+from distrl.replay.limiters import MinSize, RateLimiter
 from distrl.transport import local_call, local_gather
 
 
 class ShardedReplay:
     def __init__(self, shards: Sequence[Any], sampler: Any, *, seed: int | None = None,
-                 call: Callable[..., Any] = local_call, gather: Callable[[list], list] = local_gather):
-        """`sampler` is a sampler of the same kind as the shards' (it only computes the weights)."""
+                 call: Callable[..., Any] = local_call, gather: Callable[[list], list] = local_gather,
+                 limiter: RateLimiter | None = None):
+        """`sampler` is a sampler of the same kind as the shards' (it only computes the weights);
+        `limiter` paces the whole: it sees the shards' counts summed."""
         if not shards:
             raise ValueError("ShardedReplay needs at least one shard")
         self.shards, self.sampler = list(shards), sampler
         self.call, self.gather = call, gather
+        self.limiter = MinSize(1) if limiter is None else limiter
         self._rng = np.random.default_rng(seed)
         self._next = 0
 
@@ -66,6 +70,10 @@ class ShardedReplay:
 
     def trim(self) -> int:
         return int(sum(self.gather([self.call(s, "trim") for s in self.shards])))
+
+    def can_sample(self, n: int = 1) -> bool:
+        s = self.stats()
+        return self.limiter.can_sample(n, inserts=int(s["inserts"]), samples=int(s["samples"]), size=int(s["size"]))
 
     def stats(self) -> dict[str, float]:
         total: dict[str, float] = {}

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from distrl.errors import CheckpointError, ConfigError
+from distrl.replay.limiters import MinSize, RateLimiter
 from distrl.replay.removers import FifoRemover, PrioritizedRemover
 from distrl.replay.samplers import PrioritizedSampler, UniformSampler
 
@@ -87,7 +88,7 @@ class ReplayTable:
     """
 
     def __init__(self, capacity: int, sampler=None, remover=None, seed: int | None = None,
-                 compress: tuple[str, ...] = ()):
+                 compress: tuple[str, ...] = (), limiter: RateLimiter | None = None):
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
             raise ConfigError(f"replay capacity must be a positive integer, got {capacity!r}; set e.g. capacity=1_000_000")
         if capacity > SLOT_MASK:
@@ -98,6 +99,7 @@ class ReplayTable:
         self.sampler = UniformSampler() if sampler is None else sampler
         self.remover = FifoRemover() if remover is None else remover
         self.compress = tuple(compress)
+        self.limiter = MinSize(1) if limiter is None else limiter
         self._rng = np.random.default_rng(seed)
         self._spec: dict[str, tuple[tuple[int, ...], np.dtype]] | None = None
         self._fields: dict[str, np.ndarray | list] = {}  # compressed fields: list of bytes | None
@@ -256,6 +258,13 @@ class ReplayTable:
         keys, batch, _ = self.sample(n)
         return keys, batch, self.sampler.probabilities(keys & SLOT_MASK)
 
+    def can_sample(self, n: int = 1) -> bool:
+        """Whether the limiter lets `n` items be sampled now (replay start, sample-to-insert ratio)."""
+        return self.limiter.can_sample(n, inserts=self._inserts, samples=self._samples, size=self._size)
+
+    def can_insert(self, n: int = 1) -> bool:
+        return self.limiter.can_insert(n, inserts=self._inserts, samples=self._samples, size=self._size)
+
     def mass(self) -> tuple[float, int]:
         """(total sampling mass, item count): what a sharded client needs to pick shards."""
         return (self.sampler.mass() if self._size else 0.0), self._size
@@ -353,19 +362,22 @@ class ReplayTable:
             raise
 
     @classmethod
-    def restore(cls, path) -> "ReplayTable":
+    def restore(cls, path, limiter: RateLimiter | None = None) -> "ReplayTable":
         """Rebuild a table written by save(); a missing or damaged file raises CheckpointError."""
         path = os.fspath(path)
         if not os.path.isfile(path):
             raise CheckpointError(f"replay checkpoint {path} not found; check the path or start without --resume")
         try:
             with np.load(path, allow_pickle=False) as z:
-                return cls._from_npz(z, path)
+                table = cls._from_npz(z, path)
         except CheckpointError:
             raise
         except Exception as e:  # zip, zlib, npy, json, shape or key errors: all mean a damaged file
             raise CheckpointError(f"replay checkpoint {path} is corrupt or truncated ({type(e).__name__}: {e}); "
                                   "delete it and restore an earlier one") from e
+        if limiter is not None:
+            table.limiter = limiter
+        return table
 
     @classmethod
     def _from_npz(cls, z, path: str) -> "ReplayTable":

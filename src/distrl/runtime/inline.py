@@ -45,7 +45,7 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
         monitor.add_returns(list(data["returns"]))
         resumed_from = data["path"]
         if cfg.replay.checkpoint and 0 in (saved := replay_set(run_dir)):
-            replay = ReplayTable.restore(saved[0])
+            replay = ReplayTable.restore(saved[0], limiter=arch.replay_limiter())
     actors = [arch.make_actor(i, sink=replay, source=learner) for i in range(cfg.actors)]
     if arch.watched_return:
         monitor.watch(arch.watched_return)
@@ -72,7 +72,7 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
                 actor.run(cfg.inline.actor_steps)
                 monitor.add_returns(actor.drain_returns())
                 monitor.add_watched_returns(actor.drain_watched_returns())
-            if len(replay) >= cfg.replay.min_size:
+            if replay.can_sample(cfg.learner.batch_size):
                 for _ in range(cfg.inline.updates_per_round):
                     arch.learner_step(replay, learner)
                     if learner.updates % cfg.checkpoint_every == 0:

@@ -15,7 +15,7 @@ from distrl import config as C
 from distrl.architectures.apex import Apex
 from distrl.components.monitor import Monitor
 from distrl.errors import ConfigError
-from distrl.replay import PrioritizedSampler
+from distrl.replay import PrioritizedSampler, SampleToInsertRatio
 from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import RESTART, connect, retry
 from distrl.runtime.ray.hosts import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard, prioritized_replay
@@ -108,12 +108,16 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
         return c
 
     parked: list[int] = []
+    slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor  # one round of actor calls
     spi = cfg.ray.samples_per_insert
+    limiter = SampleToInsertRatio(spi, cfg.replay.min_size, error_buffer=spi * slack) if spi > 0 else None
 
     def may_act() -> bool:
-        """Rate limit (Reverb's SampleToInsertRatio, simplified): inserts may lead learner samples / spi
-        by one round of calls once learning has started."""
-        if spi <= 0 or totals["transitions_sent"] < cfg.replay.min_size:
+        """Actors wait while the replay's inserts outrun the learner's samples by more than the
+        limiter's band (Reverb's SampleToInsertRatio, its error buffer one round of actor calls);
+        before learning starts, and while a restarted replay refills, nothing waits."""
+        sent = totals["transitions_sent"]
+        if limiter is None or sent <= limiter.min_size_to_sample:
             return True
         try:
             learner_now = ray.get(learner.counters.remote(), timeout=30)
@@ -121,9 +125,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
             return True
         if learner_now["waiting_for_replay"]:
             return True  # a restarted replay must refill before the learner samples again
-        samples = learner_now["samples"]
-        slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor
-        return totals["transitions_sent"] <= cfg.replay.min_size + samples / spi + slack
+        return limiter.can_insert(0, inserts=sent, samples=learner_now["samples"], size=sent)
 
     def note_progress() -> Any:
         """The driver's frame counts and recent returns, for the learner to save with its next checkpoint."""

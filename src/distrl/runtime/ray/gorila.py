@@ -45,7 +45,8 @@ class BundleWorker:
             sink = None
         else:
             self.local_replay = None
-            replay = ShardedReplay([global_replay], UniformSampler(), seed=cfg.seed + index, call=call, gather=ray.get)
+            replay = ShardedReplay([global_replay], UniformSampler(), seed=cfg.seed + index, call=call, gather=ray.get,
+                                   limiter=arch.replay_limiter())
             sink = BoundedSink(replay, 8, frame_fields(cfg.replay.compress, arch.obs_shape))
         self.ps_waits = 0
         self.bundle = retry(lambda: arch.make_bundle(index, ps, replay, sink), self._waited)

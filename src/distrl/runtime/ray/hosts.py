@@ -21,7 +21,7 @@ from distrl.architectures import make_architecture
 from distrl.checkpoint import replay_path, replay_set, state_digest
 from distrl.components.prefetcher import Prefetcher
 from distrl.params.param_server import ParamShard
-from distrl.replay import PrioritizedSampler, ReplayTable, pack
+from distrl.replay import MinSize, PrioritizedSampler, ReplayTable, pack
 from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import call
@@ -30,7 +30,7 @@ from distrl.runtime.ray.reports import Deltas
 
 def prioritized_replay(cfg: C.ApexConfig, shards: list) -> ShardedReplay:
     return ShardedReplay(shards, PrioritizedSampler(cfg.replay.alpha, cfg.replay.beta), seed=cfg.seed,
-                         call=call, gather=ray.get)
+                         call=call, gather=ray.get, limiter=MinSize(cfg.replay.min_size))
 
 
 class BoundedSink:
@@ -179,11 +179,11 @@ class LearnerWorker:
         return os.getpid()
 
     def _wait_for_replay(self) -> None:
-        """Pause until the table holds the minimum again (the start, or a restarted replay)."""
+        """Pause until the limiter lets the learner sample again (the start, or a restarted replay)."""
         self.waiting_for_replay = True
         while not self._stop.is_set():
             try:
-                if len(self.replay) >= self.cfg.replay.min_size:
+                if self.replay.can_sample(self.cfg.learner.batch_size):
                     break
             except RayActorError:
                 pass  # the shard is restarting
