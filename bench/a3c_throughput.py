@@ -5,9 +5,9 @@ Run: python bench/a3c_throughput.py [--seconds S] [--workers 1,2] [--shards 1,2]
                                     [--envs CartPole-v1,ALE/Pong-v5] [--quick]
 
 Workers are placed as `distrl train a3c --runtime ray` places them: one Ray actor per worker
-(distrl.runtime.ray.a3c.WorkerActor, algo a3c, one torch thread each), attached by name to a
+(distrl.runtime.ray.a3c.ActorLearnerHost, algo a3c, one torch thread each), attached by name to a
 SharedMemoryParams that the driver owns (`params.store=shared`), or talking to one Ray actor per
-shard (distrl.runtime.ray.hosts.ShardWorker, `params.store=sharded`), so the sharded figures include
+shard (distrl.runtime.ray.hosts.ShardHost, `params.store=sharded`), so the sharded figures include
 Ray's transport of every push+pull. Presets: a3c-cartpole for CartPole-v1 (MLP 128), a3c-atari for
 Pong (the A3C CNN; frame skip 4, so env frames = agent steps x 4, as the workers count them).
 
@@ -50,8 +50,8 @@ def measure(env: str, workers: int, store: str, shards: int, seconds: float) -> 
 
     from distrl import config as C
     from distrl.architectures.a3c import A3C
-    from distrl.runtime.ray.a3c import WorkerActor
-    from distrl.runtime.ray.hosts import ShardWorker
+    from distrl.runtime.ray.a3c import ActorLearnerHost
+    from distrl.runtime.ray.hosts import ShardHost
 
     cfg = make_cfg(env, workers, store, shards)
     arch, cfg_dict, steps = A3C(cfg), C.to_dict(cfg), cfg.ray.steps_per_call
@@ -63,9 +63,9 @@ def measure(env: str, workers: int, store: str, shards: int, seconds: float) -> 
                 spec = owner.spec()
             else:
                 spec = None
-                shard_cls = ray.remote(ShardWorker).options(num_cpus=1)
+                shard_cls = ray.remote(ShardHost).options(num_cpus=1)
                 shard_handles = [shard_cls.remote(cfg_dict, i, run_dir) for i in range(shards)]
-            worker_cls = ray.remote(WorkerActor).options(num_cpus=1)
+            worker_cls = ray.remote(ActorLearnerHost).options(num_cpus=1)
             handles = [worker_cls.remote(cfg_dict, i, spec, shard_handles or None) for i in range(workers)]
             ray.get([h.run.remote(steps, 0) for h in handles])  # warm-up: start-up, first pulls, first calls
             frames, updates, busy = [0.0] * workers, [0.0] * workers, [0.0] * workers

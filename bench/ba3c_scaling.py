@@ -4,7 +4,7 @@ Run: python bench/ba3c_scaling.py [--workers 1,2,4] [--seconds S] [--env ID] [--
                                   [--fraction F] [--quick]
 
 Actors are placed as `distrl train ba3c --runtime ray` places them (distrl.runtime.ray.ba3c.start_ba3c):
-one Ray actor per parameter-server shard, one per worker (BA3CWorkerActor, 1 torch thread each)
+one Ray actor per parameter-server shard, one per worker (BA3CWorkerHost, 1 torch thread each)
 and, in sync mode, the asyncio chief. Presets: ba3c-atari for Atari (the paper's setting: BA3C CNN
 with a 128-unit layer, n_sim 10, t_max 5, bs 32, 4 shards running Adam), ba3c-cartpole for
 CartPole-v1 (MLP 128, 2 shards). Sync: a round closes once ceil(fraction x workers) workers have

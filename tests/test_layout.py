@@ -58,3 +58,12 @@ def test_import_contracts_hold():
 def test_ruff_passes():
     proc = subprocess.run([tool("ruff"), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+
+
+def test_named_seeds_keep_the_layout_runs_were_seeded_with():
+    from distrl.architectures.common import Seeds, spawn_seeds
+    old = spawn_seeds(7, 2 * 3 + 3)  # Gorila's: 3 actors, 3 replays, evaluator, spare, net
+    seeds = Seeds(7, 3, ("evaluator", "spare", "net"), blocks=("replay",))
+    assert seeds.workers == old[:3] and seeds.blocks["replay"] == old[3:6]
+    assert (seeds["evaluator"], seeds["net"]) == (old[6], old[8])
+    assert len(set(old)) == len(old)  # every role draws its own stream

@@ -107,7 +107,7 @@ def test_unreachable_address_is_one_line_exit_2(tmp_path, capsys):
                      "--run-dir", str(tmp_path / "run"), "--quiet"])
     finally:
         ray.init(num_cpus=8, include_dashboard=False, logging_level="ERROR")
-    # Lines Ray forwards from earlier tests' workers (prefixed "(ActorWorker pid=...)") are not ours.
+    # Lines Ray forwards from earlier tests' workers (prefixed "(ActorHost pid=...)") are not ours.
     err = [line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith("\x1b[36m(")]
     assert code == 2 and len(err) == 1 and "cannot join the Ray cluster at '127.0.0.1:1'" in err[0]
 

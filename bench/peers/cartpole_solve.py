@@ -160,7 +160,7 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
             arch.cfg.max_frames = 0  # the driver's loop ends after this tick
 
     if arch_name == "apex" and runtime == "ray":
-        rt.LearnerWorker = _pausable(rt.LearnerWorker)
+        rt.LearnerHost = _pausable(rt.LearnerHost)
         K.writable_replay_shards(rt)
     monitor = Monitor(run_dir, live=False)
     try:
@@ -188,7 +188,7 @@ def _pausable(base):
             self._lock.release()
             return True
 
-    PausableLearner.__name__ = PausableLearner.__qualname__ = base.__name__  # same process title: ray::LearnerWorker
+    PausableLearner.__name__ = PausableLearner.__qualname__ = base.__name__  # same process title: ray::LearnerHost
     return PausableLearner
 
 

@@ -14,7 +14,7 @@ import torch
 from gymnasium import spaces
 
 from distrl.algos.q_learning import exploration_epsilons
-from distrl.architectures.common import Saveable, frame_skip, set_torch_threads, spawn_seeds
+from distrl.architectures.common import Saveable, Seeds, frame_skip, set_torch_threads
 from distrl.components.actor_learner import ActorLearner
 from distrl.components.evaluator import Evaluator
 from distrl.config import A3CConfig
@@ -45,13 +45,13 @@ class A3C(Saveable):
         self.atari = is_atari(cfg.env)
         self.frame_skip = frame_skip(cfg.env)
         set_torch_threads(cfg.torch_threads, self.obs_shape)
-        self._seeds = spawn_seeds(cfg.seed, cfg.actors + 3)
+        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "epsilons", "net"))
         self.n_params = int(flatten(self.make_net()).size)
-        rng = np.random.default_rng(self._seeds[-2])
+        rng = np.random.default_rng(self.seeds["epsilons"])
         self.final_epsilons = exploration_epsilons(cfg.actors, rng)
 
     def make_net(self) -> torch.nn.Module:
-        torch.manual_seed(self._seeds[-1])  # every copy starts from the same initial parameters
+        torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
         cfg = self.cfg
         if cfg.algo == "a3c":
             return make_policy_value_net(self.obs_shape, self.action_space, cfg.net.hidden, lstm=cfg.net.lstm)
@@ -94,7 +94,7 @@ class A3C(Saveable):
 
     # ---- workers ---------------------------------------------------------------------------
     def make_worker(self, index: int, store: Any) -> ActorLearner:
-        cfg, seed = self.cfg, self._seeds[index]
+        cfg, seed = self.cfg, self.seeds.workers[index]
         cap = cfg.max_episode_frames if self.atari else None
         q_method = cfg.algo != "a3c"
         return ActorLearner(
@@ -109,7 +109,7 @@ class A3C(Saveable):
         policy = "q" if self.cfg.algo != "a3c" else ("gaussian" if self.continuous else "softmax")
         epsilon = self.cfg.eval_epsilon if not self.continuous else 0.0
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=epsilon, seed=self._seeds[-3], policy=policy,
+                         else episodes, epsilon=epsilon, seed=self.seeds["evaluator"], policy=policy,
                          max_episode_frames=self.cfg.eval_max_frames)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from distrl.architectures.common import Saveable, frame_skip, probe_discrete_env, set_torch_threads, spawn_seeds
+from distrl.architectures.common import Saveable, Seeds, frame_skip, probe_discrete_env, set_torch_threads
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
@@ -31,17 +31,17 @@ class Apex(Saveable):
         self.atari = is_atari(cfg.env)
         self.frame_skip = frame_skip(cfg.env)
         set_torch_threads(cfg.torch_threads, self.obs_shape)
-        self._seeds = spawn_seeds(cfg.seed, cfg.actors + 3)
+        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "replay", "net"))
 
     def make_net(self) -> torch.nn.Module:
-        torch.manual_seed(self._seeds[-1])
+        torch.manual_seed(self.seeds["net"])
         return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
                               hidden=self.cfg.net.hidden)
 
     def make_replay(self) -> ReplayTable:
         r = self.cfg.replay
         return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
-                           remover=self.replay_remover(), seed=self._seeds[-2],
+                           remover=self.replay_remover(), seed=self.seeds["replay"],
                            compress=frame_fields(r.compress, self.obs_shape), limiter=self.replay_limiter())
 
     def replay_limiter(self) -> RateLimiter:
@@ -62,7 +62,7 @@ class Apex(Saveable):
         return eps[index * k:(index + 1) * k]
 
     def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> Actor:
-        cfg, seed = self.cfg, self._seeds[index]
+        cfg, seed = self.cfg, self.seeds.workers[index]
         cap = cfg.actor.max_episode_frames if self.atari else None
         k = cfg.actor.envs_per_actor
 
@@ -77,7 +77,7 @@ class Apex(Saveable):
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-3],
+                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self.seeds["evaluator"],
                          max_episode_frames=self.cfg.eval_max_frames)
 
     def learner_step(self, replay: ReplayTable, learner: DQNLearner, sampled=None) -> dict[str, float]:

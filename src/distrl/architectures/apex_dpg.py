@@ -14,7 +14,7 @@ from gymnasium import spaces
 from torch import nn
 
 from distrl.architectures.apex import Apex
-from distrl.architectures.common import set_torch_threads, spawn_seeds
+from distrl.architectures.common import Seeds, set_torch_threads
 from distrl.components.dpg_actor import NoisyActor
 from distrl.components.dpg_learner import DPGLearner
 from distrl.components.evaluator import Evaluator
@@ -46,10 +46,10 @@ class ApexDPG(Apex):
         self.low, self.high = space.low.reshape(-1), space.high.reshape(-1)
         self.atari, self.frame_skip = False, 1
         set_torch_threads(cfg.torch_threads, self.obs_shape)
-        self._seeds = spawn_seeds(cfg.seed, cfg.actors + 3)
+        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "replay", "net"))
 
     def _actor_critic(self) -> tuple[nn.Module, nn.Module]:
-        torch.manual_seed(self._seeds[-1])
+        torch.manual_seed(self.seeds["net"])
         n = self.cfg.net
         return (DPGActor(self.obs_dim, self.action_dim, self.low, self.high, n.actor_hidden),
                 DPGCritic(self.obs_dim, self.action_dim, n.critic_hidden))
@@ -64,7 +64,7 @@ class ApexDPG(Apex):
     def make_replay(self) -> ReplayTable:
         r = self.cfg.replay
         return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
-                           remover=self.replay_remover(), seed=self._seeds[-2], limiter=self.replay_limiter())
+                           remover=self.replay_remover(), seed=self.seeds["replay"], limiter=self.replay_limiter())
 
     def make_learner(self, device: str = "cpu") -> DPGLearner:
         le = self.cfg.learner
@@ -72,7 +72,7 @@ class ApexDPG(Apex):
                           actor_grad_clip=le.actor_grad_clip, device=device)
 
     def make_actor(self, index: int, sink, source) -> NoisyActor:
-        cfg, seed = self.cfg, self._seeds[index]
+        cfg, seed = self.cfg, self.seeds.workers[index]
 
         def env_fn(j: int):
             return make_env(cfg.env, "train", seed=seed * 1000 + j)
@@ -84,5 +84,5 @@ class ApexDPG(Apex):
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         """The noiseless deterministic policy (the paper's evaluation)."""
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=0.0, seed=self._seeds[-3], policy="deterministic",
+                         else episodes, epsilon=0.0, seed=self.seeds["evaluator"], policy="deterministic",
                          max_episode_frames=self.cfg.eval_max_frames)

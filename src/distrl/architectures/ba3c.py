@@ -16,11 +16,11 @@ import torch
 
 from distrl.architectures.common import (
     Saveable,
+    Seeds,
     frame_skip,
     probe_discrete_env,
     set_torch_threads,
     shards_policy_params,
-    spawn_seeds,
 )
 from distrl.components.batched_worker import BatchedWorker
 from distrl.components.evaluator import Evaluator
@@ -38,11 +38,11 @@ class BA3C(Saveable):
         self.atari = is_atari(cfg.env)
         self.frame_skip = frame_skip(cfg.env)
         set_torch_threads(cfg.torch_threads, self.obs_shape)
-        self._seeds = spawn_seeds(cfg.seed, cfg.actors + 2)
+        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "net"))
         self.n_params = int(flatten(self.make_net()).size)
 
     def make_net(self) -> PolicyValueNet:
-        torch.manual_seed(self._seeds[-1])  # every copy starts from the same initial parameters
+        torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
         return PolicyValueNet(self.obs_shape, self.num_actions, self.cfg.net.hidden, cnn="ba3c")
 
     # ---- parameter server ------------------------------------------------------------------
@@ -70,7 +70,7 @@ class BA3C(Saveable):
 
     # ---- workers ---------------------------------------------------------------------------
     def make_worker(self, index: int) -> BatchedWorker:
-        cfg, w, seed = self.cfg, self.cfg.worker, self._seeds[index] % 2**31
+        cfg, w, seed = self.cfg, self.cfg.worker, self.seeds.workers[index] % 2**31
         cap = w.max_episode_frames if self.atari else None
         return BatchedWorker(
             lambda i: make_env(cfg.env, "train", seed=seed + i, max_episode_frames=cap), w.n_sim, self.make_net(),
@@ -81,7 +81,7 @@ class BA3C(Saveable):
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         """Greedy episodes (the paper's evaluation scores take the most probable action)."""
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-2], policy="softmax",
+                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self.seeds["evaluator"], policy="softmax",
                          max_episode_frames=self.cfg.eval_max_frames)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:

@@ -46,6 +46,21 @@ def spawn_seeds(seed: int, n: int) -> list[int]:
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n)]
 
 
+class Seeds:
+    """A run's seeds by name, spawned once from its seed in a fixed layout: one per worker, then one
+    per worker for each of `blocks`, then `names` in order (the layout runs were seeded with, so a
+    seed gives the same run as before the seeds had names)."""
+
+    def __init__(self, seed: int, workers: int, names: tuple[str, ...], blocks: tuple[str, ...] = ()):
+        flat = spawn_seeds(seed, workers * (1 + len(blocks)) + len(names))
+        self.workers = flat[:workers]
+        self.blocks = {b: flat[workers * (k + 1):workers * (k + 2)] for k, b in enumerate(blocks)}
+        self.named = dict(zip(names, flat[workers * (1 + len(blocks)):]))
+
+    def __getitem__(self, name: str) -> int:
+        return self.named[name]
+
+
 ROLE_NAMES = {"ps": "parameter shards", "learner": "learners"}
 
 

@@ -15,11 +15,11 @@ import torch
 
 from distrl.architectures.common import (
     Saveable,
+    Seeds,
     frame_skip,
     probe_discrete_env,
     set_torch_threads,
     shards_policy_params,
-    spawn_seeds,
 )
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
@@ -81,13 +81,13 @@ class Gorila(Saveable):
         self.atari = is_atari(cfg.env)
         self.frame_skip = frame_skip(cfg.env)
         set_torch_threads(cfg.torch_threads, self.obs_shape)
-        self._seeds = spawn_seeds(cfg.seed, 2 * cfg.actors + 3)
+        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "spare", "net"), blocks=("replay",))  # "spare": drawn, unused
         self.n_params = int(sum(p.numel() for p in self.make_net().parameters()))
         self.slices = shard_slices(self.n_params, cfg.ps.shards)  # too many shards fails here
 
     # ---- parts ---------------------------------------------------------------------------
     def make_net(self) -> torch.nn.Module:
-        torch.manual_seed(self._seeds[-1])  # every copy starts from the same initial parameters
+        torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
         return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
                               hidden=self.cfg.net.hidden)
 
@@ -113,7 +113,7 @@ class Gorila(Saveable):
     def replay_args(self, index: int) -> tuple:
         """ReplayTable's arguments for table `index` (a bundle's own, or 0: the shared one)."""
         r = self.cfg.replay
-        return r.capacity, UniformSampler(), FifoRemover(), self._seeds[self.cfg.actors + index], \
+        return r.capacity, UniformSampler(), FifoRemover(), self.seeds.blocks["replay"][index], \
             frame_fields(r.compress, self.obs_shape)
 
     def make_replay(self, index: int) -> ReplayTable:
@@ -130,7 +130,7 @@ class Gorila(Saveable):
         return a.epsilon_start + frac * (a.epsilon_end - a.epsilon_start)
 
     def make_actor(self, index: int, sink: Sink, ps: Any, source: ParameterSource | None = None) -> Actor:
-        cfg, seed = self.cfg, self._seeds[index]
+        cfg, seed = self.cfg, self.seeds.workers[index]
         cap = cfg.actor.max_episode_frames if self.atari else None
 
         def env_fn(j: int):
@@ -157,7 +157,7 @@ class Gorila(Saveable):
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self._seeds[-3],
+                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self.seeds["evaluator"],
                          max_episode_frames=self.cfg.eval_max_frames)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:

@@ -23,11 +23,11 @@ from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.components.monitor import Monitor
 from distrl.params.param_server import ShardedParameterServer
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
-from distrl.runtime.ray.hosts import EvaluatorWorker, ShardWorker
+from distrl.runtime.ray.hosts import EvaluatorHost, ShardHost
 from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, sync_restarts
 
 
-class WorkerActor:
+class ActorLearnerHost:
     """One actor-learner in its own process; reports progress as deltas per call."""
 
     def __init__(self, cfg_dict: dict, index: int, spec: dict | None, shards: list | None):
@@ -86,12 +86,12 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
     if owner is not None:
         store, spec = owner, owner.spec()
     else:
-        shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **RESTART)
+        shard_cls = ray.remote(ShardHost).options(num_cpus=1, **RESTART)
         shards = [shard_cls.remote(cfg_dict, i, str(run_dir.resolve())) for i in range(cfg.params.shards)]
         store, spec = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes()), None
-    worker_cls = ray.remote(WorkerActor).options(num_cpus=1, **RESTART)
+    worker_cls = ray.remote(ActorLearnerHost).options(num_cpus=1, **RESTART)
     workers = [worker_cls.remote(cfg_dict, i, spec, shards) for i in range(cfg.actors)]
-    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **RESTART).remote(cfg_dict) \
+    evaluator = ray.remote(EvaluatorHost).options(num_cpus=1, **RESTART).remote(cfg_dict) \
         if cfg.eval_every or cfg.eval_episodes else None
     totals: dict[str, int] = {k: int(v) for k, v in (data["counters"] if data else {}).items()}
     if data:

@@ -18,7 +18,7 @@ from distrl.errors import ConfigError
 from distrl.replay import PrioritizedSampler, SampleToInsertRatio
 from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import RESTART, connect, retry
-from distrl.runtime.ray.hosts import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard, prioritized_replay
+from distrl.runtime.ray.hosts import ActorHost, EvaluatorHost, LearnerHost, ReplayShard, prioritized_replay
 from distrl.runtime.ray.reports import collect_reports, count_restart, poll_eval, sync_restarts
 
 
@@ -68,16 +68,16 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     shards = [shard_cls.remote(per_shard, PrioritizedSampler(r.alpha, r.beta), arch.replay_remover(), cfg.seed + i,
                                compress, i, saved) for i in range(r.shards)]
     gpus, device = learner_resources(cfg)
-    learner = ray.remote(LearnerWorker).options(num_cpus=1, num_gpus=gpus, max_concurrency=4, **RESTART) \
+    learner = ray.remote(LearnerHost).options(num_cpus=1, num_gpus=gpus, max_concurrency=4, **RESTART) \
         .remote(cfg_dict, shards, str(run_dir.resolve()), device)
     restored = ray.get(learner.restored.remote())
     base = {k: int(v) for k, v in restored["counters"].items()}
     monitor.add_returns(restored["returns"])
     if arch.watched_return:
         monitor.watch(arch.watched_return)
-    actor_cls = ray.remote(ActorWorker).options(num_cpus=1, **RESTART, **placement)
+    actor_cls = ray.remote(ActorHost).options(num_cpus=1, **RESTART, **placement)
     actors = [actor_cls.remote(cfg_dict, i, shards, learner) for i in range(cfg.actors)]
-    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **RESTART).remote(cfg_dict) \
+    evaluator = ray.remote(EvaluatorHost).options(num_cpus=1, **RESTART).remote(cfg_dict) \
         if cfg.eval_every or cfg.eval_episodes else None
     replay = prioritized_replay(cfg, shards)
 

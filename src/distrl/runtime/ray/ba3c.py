@@ -29,11 +29,11 @@ from distrl.components.monitor import Monitor
 from distrl.params.param_server import ShardedParameterServer
 from distrl.params.sync_chief import SyncChief
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
-from distrl.runtime.ray.hosts import EvaluatorWorker, ShardWorker
+from distrl.runtime.ray.hosts import EvaluatorHost, ShardHost
 from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, sync_restarts
 
 
-class ChiefActor:
+class ChiefHost:
     """The chief in its own process: an asyncio actor, so a push can wait for its round to close
     while the other workers' pushes come in."""
 
@@ -82,7 +82,7 @@ class ChiefActor:
         return {**self.chief.counters(), "waits": self.chief.drain_waits()}
 
 
-class BA3CWorkerActor:
+class BA3CWorkerHost:
     """One worker in its own process; reports progress as deltas per call. `delay_s` makes each
     gradient that much slower (tests of stragglers)."""
 
@@ -134,13 +134,13 @@ class BA3CWorkerActor:
 def start_ba3c(arch: BA3C, run_dir: Path, delays: list[float] | None = None) -> tuple[list, Any, list]:
     """(shards, chief or None, workers) as actors; `delays` gives each worker's delay_s."""
     cfg, cfg_dict = arch.cfg, C.to_dict(arch.cfg)
-    shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **RESTART)
+    shard_cls = ray.remote(ShardHost).options(num_cpus=1, **RESTART)
     shards = [shard_cls.remote(cfg_dict, i, str(Path(run_dir).resolve())) for i in range(cfg.ps.shards)]
-    chief = ray.remote(ChiefActor).options(num_cpus=1, max_concurrency=max(16, 2 * cfg.actors), **RESTART).remote(
+    chief = ray.remote(ChiefHost).options(num_cpus=1, max_concurrency=max(16, 2 * cfg.actors), **RESTART).remote(
         cfg.actors, cfg.sync.fraction, shards, arch.shard_sizes()) if cfg.sync.mode == "sync" else None
     # Two threads: pid() (and any other quick call) answers while run() waits for its round to close;
     # the driver never has two run() calls out to one worker.
-    worker_cls = ray.remote(BA3CWorkerActor).options(num_cpus=1, max_concurrency=2, **RESTART)
+    worker_cls = ray.remote(BA3CWorkerHost).options(num_cpus=1, max_concurrency=2, **RESTART)
     workers = [worker_cls.remote(cfg_dict, i, shards, chief, (delays or [0.0] * cfg.actors)[i])
                for i in range(cfg.actors)]
     return shards, chief, workers
@@ -166,7 +166,7 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
            hook: Callable[[dict], None] | None) -> dict[str, Any]:
     shards, chief, workers = start_ba3c(arch, run_dir)
     ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
-    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **RESTART).remote(C.to_dict(cfg)) \
+    evaluator = ray.remote(EvaluatorHost).options(num_cpus=1, **RESTART).remote(C.to_dict(cfg)) \
         if cfg.eval_every or cfg.eval_episodes else None
     totals: dict[str, int] = {k: int(v) for k, v in (data["counters"] if data else {}).items()}
     if data:

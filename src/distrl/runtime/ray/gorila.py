@@ -26,13 +26,13 @@ from distrl.replay import UniformSampler
 from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
-from distrl.runtime.ray.hosts import BoundedSink, EvaluatorWorker, ReplayShard, ShardWorker
+from distrl.runtime.ray.hosts import BoundedSink, EvaluatorHost, ReplayShard, ShardHost
 from distrl.runtime.ray.reports import Deltas, add_report, count_restart, poll_eval, sync_restarts
 
 _ACTOR_KEYS = ("frames", "episodes", "param_pulls")
 
 
-class BundleWorker:
+class BundleHost:
     """One bundle in its own process; reports progress as deltas per call (as Ape-X actors do)."""
 
     def __init__(self, cfg_dict: dict, index: int, shards: list, global_replay: Any):
@@ -90,15 +90,15 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     cfg_dict = C.to_dict(cfg)
     restored = arch.restore(run_dir, required=resume)  # a bad checkpoint fails here, before any process starts
     run_path = str(run_dir.resolve())
-    shard_cls = ray.remote(ShardWorker).options(num_cpus=1, **RESTART)
+    shard_cls = ray.remote(ShardHost).options(num_cpus=1, **RESTART)
     shards = [shard_cls.remote(cfg_dict, i, run_path) for i in range(cfg.ps.shards)]
     ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
     global_replay = None
     if cfg.replay.mode == "global":
         global_replay = ray.remote(ReplayShard).options(num_cpus=1, **RESTART).remote(*arch.replay_args(0))
-    bundle_cls = ray.remote(BundleWorker).options(num_cpus=1, **RESTART)
+    bundle_cls = ray.remote(BundleHost).options(num_cpus=1, **RESTART)
     bundles = [bundle_cls.remote(cfg_dict, i, shards, global_replay) for i in range(cfg.actors)]
-    evaluator = ray.remote(EvaluatorWorker).options(num_cpus=1, **RESTART).remote(cfg_dict) \
+    evaluator = ray.remote(EvaluatorHost).options(num_cpus=1, **RESTART).remote(cfg_dict) \
         if cfg.eval_every or cfg.eval_episodes else None
 
     totals: dict[str, int] = {k: int(v) for k, v in (restored["counters"] if restored else {}).items()}

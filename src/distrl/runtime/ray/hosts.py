@@ -93,7 +93,7 @@ class ReplayShard(ReplayTable):
         return {"path": self.restored_from, "size": len(self), "pid": os.getpid()}
 
 
-class ActorWorker:
+class ActorHost:
     """An Ape-X actor in its own process. Reports progress as deltas per call, so frames from a
     call that completed are counted even if the process dies later."""
 
@@ -115,7 +115,7 @@ class ActorWorker:
         return os.getpid()
 
 
-class LearnerWorker:
+class LearnerHost:
     """The learner in its own process: a training thread (prefetching batches from the replay
     shards) and calls served beside it (params, counters, stop), hence a threaded Ray actor."""
 
@@ -218,7 +218,7 @@ class LearnerWorker:
         return self.learner.updates
 
 
-class ShardWorker(ParamShard):
+class ShardHost(ParamShard):
     """A parameter-server shard in its own process (Gorila, A3C's sharded store). A restarted one
     (or one started for --resume) begins from its slice of the newest checkpoint of the run."""
 
@@ -238,7 +238,7 @@ class ShardWorker(ParamShard):
         return {"path": self.restored_from, "digest": self.restored_digest, "pid": os.getpid()}
 
 
-class EvaluatorWorker:
+class EvaluatorHost:
     def __init__(self, cfg_dict: dict):
         cfg = C.from_dict(cfg_dict)
         torch.set_num_threads(1)
