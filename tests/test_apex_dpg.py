@@ -43,7 +43,7 @@ def test_wiring_uses_prioritized_eviction_and_publishes_actor_and_critic(tmp_pat
     arch = ApexDPG(small_cfg(tmp_path))
     assert isinstance(arch.make_replay().remover, PrioritizedRemover)
     learner = arch.make_learner()
-    params, version = learner.pull()
+    params, version = learner.latest()
     assert version == 0 and {k.split(".")[0] for k in params} == {"actor", "critic"}
     evaluator = arch.make_evaluator(episodes=1)
     evaluator.net.load_state_dict(params)

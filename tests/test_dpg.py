@@ -202,7 +202,7 @@ def test_targets_refresh_exactly_every_target_update_steps():
     for target, online in ((learner.actor_target, learner.actor), (learner.critic_target, learner.critic)):
         for now, source in zip(params(target), params(online)):
             assert torch.equal(now, source)
-    state, version = learner.pull()
+    state, version = learner.latest()
     assert version == 3 and set(state) == {f"actor.{k}" for k in learner.actor.state_dict()} | {
         f"critic.{k}" for k in learner.critic.state_dict()}
     pair = dpg_pair(copy.deepcopy(learner.actor), copy.deepcopy(learner.critic))

@@ -52,7 +52,7 @@ class CountingSource:
     def __init__(self, state=None):
         self.state, self.calls, self.actor = state, [], None
 
-    def pull(self):
+    def latest(self):
         self.calls.append(self.actor.frames if self.actor else 0)
         return None if self.state is None else (self.state, len(self.calls))
 

@@ -237,8 +237,8 @@ def test_bundle_actor_shares_its_learners_pulls():
     learner_pulls = bundle.learner.pulls
     assert learner_pulls > 0
     source = bundle.actor.source
-    params, version = source.pull()  # the learner's latest pull, no call to the server
+    params, version = source.latest()  # the learner's latest pull, no call to the server
     assert version == bundle.learner.global_updates
     for key, value in bundle.learner.learner.online.state_dict().items():
         assert torch.equal(params[key], value)
-    assert source.pull() is None  # nothing new until the learner pulls again
+    assert source.latest() is None  # nothing new until the learner pulls again

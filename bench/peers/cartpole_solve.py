@@ -139,7 +139,7 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
         return act, {"updates": int(versions.min())}
 
     def inline_snapshot(state):
-        net.load_state_dict(state["learner"].pull()[0])
+        net.load_state_dict(state["learner"].latest()[0])
         return act, {"updates": int(state["learner"].updates)}
 
     def hook(state):  # first called once every component exists and the driver loop runs

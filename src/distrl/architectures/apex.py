@@ -106,4 +106,4 @@ class Apex(Saveable):
         """The latest checkpoint's online network, for `distrl eval`."""
         learner = self.make_learner()
         self.load_learner(learner, data := self.restore(run_dir))
-        return learner.pull()[0], {"checkpoint": data["path"], "updates": learner.updates}
+        return learner.latest()[0], {"checkpoint": data["path"], "updates": learner.updates}

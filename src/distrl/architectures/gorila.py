@@ -65,9 +65,9 @@ class LearnerPulls:
         self.learner, self.own = learner, own
         self._seen = -1
 
-    def pull(self) -> tuple[dict[str, torch.Tensor], int] | None:
+    def latest(self) -> tuple[dict[str, torch.Tensor], int] | None:
         if self.learner.pulls == 0:
-            return self.own.pull()
+            return self.own.latest()
         if self.learner.pulls == self._seen:
             return None  # nothing new since the last time
         self._seen = self.learner.pulls

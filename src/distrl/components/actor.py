@@ -18,7 +18,7 @@ class Sink(Protocol):
 
 
 class ParameterSource(Protocol):
-    def pull(self) -> tuple[dict[str, torch.Tensor], int] | None: ...
+    def latest(self) -> tuple[dict[str, torch.Tensor], int] | None: ...
 
 
 def apex_epsilons(num: int, base: float = 0.4, alpha: float = 7.0) -> list[float]:
@@ -58,7 +58,7 @@ class NStepActor:
     def pull(self) -> None:
         """Load the source's latest parameters; a source with nothing new returns None."""
         self._frames_at_pull = self.frames
-        pulled = self.source.pull()
+        pulled = self.source.latest()
         if pulled is None:
             return
         params, self.param_version = pulled

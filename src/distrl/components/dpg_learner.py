@@ -64,7 +64,7 @@ class DPGLearner:
         metrics = {"critic_loss": critic_loss.item(), "actor_loss": actor_loss.item(), "q_mean": q.mean().item()}
         return metrics, td.abs().cpu().numpy()
 
-    def pull(self) -> tuple[dict[str, torch.Tensor], int]:
+    def latest(self) -> tuple[dict[str, torch.Tensor], int]:
         """Current actor and critic parameters (CPU, keyed as `dpg_pair`) and their version, the
         update count. Actors need the critic too: they compute the initial priorities."""
         state = dpg_pair(self.actor, self.critic).state_dict()

@@ -77,7 +77,7 @@ class DQNLearner:
                            self.cfg.loss)
         return loss, td, q
 
-    def pull(self) -> tuple[dict[str, torch.Tensor], int]:
+    def latest(self) -> tuple[dict[str, torch.Tensor], int]:
         """Current online parameters (CPU) and their version, the update count."""
         return {k: v.detach().cpu() for k, v in self.online.state_dict().items()}, self.updates
 

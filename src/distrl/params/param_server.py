@@ -202,7 +202,7 @@ class ParamServerSource:
     def __init__(self, ps: ShardedParameterServer, template: torch.nn.Module):
         self.ps, self.template = ps, template
 
-    def pull(self) -> tuple[dict[str, torch.Tensor], int]:
+    def latest(self) -> tuple[dict[str, torch.Tensor], int]:
         flat, versions = self.ps.pull()
         unflatten_into(self.template, flat)
         return self.template.state_dict(), int(versions.min())

@@ -93,7 +93,7 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
         for actor in actors:
             actor.close()
     final = monitor.log(counters(), {"replay_size": len(replay)})
-    evaluation = arch.make_evaluator().evaluate(learner.pull()[0]) if cfg.eval_episodes else None
+    evaluation = arch.make_evaluator().evaluate(learner.latest()[0]) if cfg.eval_episodes else None
     return {"frames": int(final["frames"]), "updates": learner.updates, "evaluation": evaluation,
             "resumed_from": resumed_from, "replay_size": len(replay)}
 

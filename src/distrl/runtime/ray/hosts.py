@@ -60,7 +60,7 @@ class LearnerParams:
         self.learner = learner
         self.version = -1
 
-    def pull(self) -> tuple[dict[str, torch.Tensor], int] | None:
+    def latest(self) -> tuple[dict[str, torch.Tensor], int] | None:
         """None when nothing is new: the version is asked first, the 6.7 MB (Atari) only then."""
         try:
             ref, version = ray.get(self.learner.params.remote())
@@ -143,7 +143,7 @@ class LearnerHost:
         self._publish()
 
     def _publish(self) -> None:
-        params = {k: v.numpy() for k, v in self.learner.pull()[0].items()}
+        params = {k: v.numpy() for k, v in self.learner.latest()[0].items()}
         self._params = ([ray.put(params)], self.learner.updates)  # a list keeps Ray from resolving the ref
 
     def params(self) -> tuple[list, int]:
