@@ -1,0 +1,262 @@
+"""Named hyperparameters with their sources (`distrl presets`), the evaluation protocols, and which
+preset a run gets when none is named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Evaluation protocols (every one: up to 30 no-op starts on Atari, unclipped game scores). Human starts
+# cannot be offered: the papers' start states were never published.
+EVAL_PROTOCOLS: dict[str, dict[str, Any]] = {
+    "apex": {"eval_epsilon": 0.001, "eval_max_frames": 108_000},  # Ape-X: 30 minutes of play per episode
+    "dqn": {"eval_epsilon": 0.05, "eval_episodes": 30, "eval_max_frames": 18_000},  # DQN and Gorila: 5 minutes
+}
+
+# name -> (architecture, source, overrides). Defaults of the dataclasses are the paper's values.
+PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "apex-atari": ("apex", "Horgan et al. 2018, sec. 4.1 and appendix C (the defaults): centered RMSProp by "
+                   "TensorFlow's rule (eps 1.5e-7 inside the square root, mean square from 1)", {}),
+    "apex-atari-fast": ("apex", "distrl: Ape-X for a ~20-minute Atari run on one machine with a GPU (bench/pong.py "
+                        "sets actors and shards from the cores). Kept from the paper: batch 512, n=3, double Q, "
+                        "dueling, priorities 0.6/0.4, per-actor epsilons 0.4^(1+7i/(N-1)), grad clip 40. Changed: "
+                        "8 envs per actor (one batched forward pass), replay 1M with learning from 20k (the paper's "
+                        "2M and 50k are sized for days), Adam 2.5e-4 with Huber loss (4x the paper's 6.25e-5 for "
+                        "~30-60 updates/s instead of days of them), targets every 1,000 batches (the paper's 2,500 "
+                        "would refresh ~20 times in the run), 4 samples per insert as a ceiling on the replay "
+                        "ratio, 4 replay shards (inflating 512 frames is the sampling cost)", {
+        "actors": 10, "max_frames": 200_000_000, "log_every_s": 10.0, "checkpoint_every": 5_000,
+        "eval_every": 1_000, "eval_episodes": 8, "torch_threads": 1,
+        "actor.envs_per_actor": 8,
+        "replay.capacity": 1_000_000, "replay.min_size": 20_000, "replay.shards": 4,
+        "learner.optimizer": "adam", "learner.lr": 2.5e-4, "learner.loss": "huber", "learner.target_update": 1_000,
+        "ray.samples_per_insert": 4.0,
+    }),
+    "apex-cartpole": ("apex", "distrl: small values that solve CartPole-v1 in 60k frames on one core", {
+        "actors": 4, "max_frames": 60_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "actor.pull_every": 50, "actor.flush_size": 50,
+        # A 20k FIFO and targets every 50 batches: seeds 1-5 gave 495-500 at 60k frames inline, where
+        # 100k and 100 gave seed 1 294.5 (and 500 on earlier versions of the code: it was at the edge).
+        "replay.capacity": 20_000, "replay.min_size": 1_000, "replay.compress": False,
+        "learner.batch_size": 64, "learner.lr": 1e-3, "learner.optimizer": "adam",
+        "learner.target_update": 50, "learner.grad_clip": 10.0, "learner.loss": "huber",
+        "net.hidden": (128, 128), "inline.actor_steps": 4, "inline.updates_per_round": 4,
+        # On a 2-core machine free-running actors starve the learner; hold the inline ratio instead.
+        "ray.samples_per_insert": 16.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+    }),
+    "gorila-atari": ("gorila", "Nair et al. 2015 (the defaults): 100 bundles, 31 shards, AdaGrad, target every "
+                     "60,000 global updates, epsilon 1 -> 0.1 over 1M global updates; DQN's evaluation (epsilon "
+                     "0.05, 30 episodes of up to 5 minutes, no-op starts)", {"eval_protocol": "dqn"}),
+    "gorila-cartpole": ("gorila", "distrl: 1-step DQN values that solve CartPole-v1 with 2 bundles in 80k frames "
+                        "(Adam on the server: AdaGrad 0.01 reached 283 in a probe)", {
+        "actors": 2, "max_frames": 80_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "actor.epsilon_end": 0.04, "actor.epsilon_updates": 4000, "actor.pull_every_steps": 1,
+        "actor.flush_size": 4,
+        "replay.capacity": 100_000, "replay.min_size": 1000, "replay.compress": False,
+        "learner.batch_size": 128, "learner.target_update": 256, "learner.grad_clip": 10.0,
+        "ps.shards": 2, "ps.optimizer": "adam", "ps.lr": 1e-3, "ps.staleness_bound": 20,
+        "net.hidden": (128, 128), "bundle.actor_steps": 4, "bundle.updates": 2,
+    }),
+    "a3c-atari": ("a3c", "Mnih et al. 2016 (the defaults): 16 actor-learners, t_max 5, shared RMSProp "
+                  "(decay 0.99, eps 0.1, eps inside the square root), lr 7e-4 annealed linearly to 0 over the "
+                  "run (optim.lr_sample=loguniform draws it as the paper's sweeps did), entropy 0.01, the A3C "
+                  "CNN for all four methods", {}),
+    "a3c-cartpole": ("a3c", "distrl: A3C values for CartPole-v1 with 2 workers", {
+        "optim.anneal": False,  # measured at a constant rate (a3c-cartpole annealed over 200k frames: 142, not 499)
+        "actors": 2, "max_frames": 200_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        # rewards / 10 keep the shared torso's value targets small (unscaled, A3C collapsed to ~15 at
+        # 200k frames on Ray); with them lr 2e-3 reached 500 with seeds 1 and 2
+        "optim.lr": 2e-3, "rl.reward_scale": 0.1, "net.hidden": (128,), "ray.steps_per_call": 100,
+    }),
+    "nstep-q-cartpole": ("a3c", "distrl: n-step Q values for CartPole-v1 with 2 workers", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
+        "algo": "nstep_q", "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "optim.lr": 1e-3, "net.hidden": (128,), "rl.target_update": 4000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "onestep-q-cartpole": ("a3c", "distrl: one-step Q values for CartPole-v1 with 2 workers", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
+        "algo": "onestep_q", "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "optim.lr": 1e-3, "net.hidden": (128,), "rl.target_update": 1000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "sarsa-cartpole": ("a3c", "distrl: one-step Sarsa values for CartPole-v1 with 2 workers", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
+        "algo": "sarsa", "actors": 2, "max_frames": 400_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "optim.lr": 1e-3, "net.hidden": (128,), "rl.target_update": 1000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "a3c-pendulum": ("a3c", "distrl: A3C with a Gaussian policy for Pendulum-v1; entropy 0.01, not the paper's 1e-4 "
+                     "(with 1e-4 the variance collapsed and the mean stuck at a bound), gamma 0.9, rewards / 8", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
+        "actors": 2, "max_frames": 300_000, "log_every_s": 2.0, "checkpoint_every": 2000,
+        "optim.lr": 1e-3, "net.hidden": (128,), "rl.entropy_beta": 0.01, "rl.gamma": 0.9,
+        "rl.reward_scale": 0.125, "eval_episodes": 10,
+    }),
+    "apex-dpg-mujoco": ("apex-dpg", "Horgan et al. 2018, appendix D (the defaults): 64 actors on a cluster, Adam 1e-4, "
+                        "targets every 100 batches, sigma 0.3, prioritized eviction; batch 512 and n=3 are "
+                        "Ape-X DQN's (the paper states no batch for DPG: 'otherwise as per DQN')", {"actors": 64}),
+    "apex-dpg-pendulum": ("apex-dpg", "distrl: Ape-X DPG values for Pendulum-v1 with 2 actors (on Ray, 64 samples per "
+                          "insert, the inline ratio: with 32, 2 of 5 seed-1 chaos runs ended near -940)", {
+        "actors": 2, "max_frames": 60_000, "log_every_s": 2.0, "checkpoint_every": 2000, "eval_episodes": 10,
+        "actor.pull_every": 50, "actor.flush_size": 25,
+        "replay.capacity": 100_000, "replay.min_size": 1_000,
+        "learner.lr": 1e-3, "learner.batch_size": 128,
+        "inline.actor_steps": 4, "inline.updates_per_round": 4,
+        "ray.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+    }),
+    "apex-dpg-small": ("apex-dpg", "distrl: apex-dpg-pendulum's learning values (Adam 1e-3, batch 128, learning from "
+                       "1,000 transitions, 64 samples per insert on Ray) for MuJoCo-class tasks with a few actors, "
+                       "the default below 32 actors; on HalfCheetah-v5 with 2 actors they gave greedy 1,259 at 100k "
+                       "frames (BENCHMARKS.md); 1M frames, evaluated every 2,500 updates", {
+        "actors": 2, "max_frames": 1_000_000, "log_every_s": 10.0, "checkpoint_every": 5000,
+        "eval_every": 2500, "eval_episodes": 5,
+        "actor.pull_every": 50, "actor.flush_size": 25,
+        "replay.min_size": 1_000,
+        "learner.lr": 1e-3, "learner.batch_size": 128,
+        "inline.actor_steps": 4, "inline.updates_per_round": 4,
+        "ray.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+    }),
+    "ba3c-atari": ("ba3c", "Adamski et al. 2018, table 1 (the defaults): 64 workers, n_sim 10, bs 32, 4 parameter "
+                   "servers, Adam lr 1e-3 eps 1e-8 betas 0.8/0.75, sync with 90% of the workers, 128-unit layer", {}),
+    "ba3c-cartpole": ("ba3c", "distrl: BA3C values for CartPole-v1 with 2 workers (rewards / 10 and lr 2e-3: "
+                      "500 with seeds 1-3 inline; the paper's lr 1e-3 unscaled reached 210 at 200k frames)", {
+        "actors": 2, "max_frames": 200_000, "log_every_s": 2.0, "checkpoint_every": 500, "eval_every": 1000,
+        "eval_episodes": 10, "ps.shards": 2, "net.hidden": (128,), "optim.lr": 2e-3, "rl.reward_scale": 0.1,
+        # annealed: at a constant 2e-3, 2 of 8 chaos runs fell from 500 to 240 and 11 in the last 20k frames
+        "optim.anneal": True,
+    }),
+
+    # ---- MinAtar (Young & Tian 2019): 10x10 frames, the MinAtar network, sized for 2 workers on 2 cores.
+    # The paper's DQN: batch 32, replay 100k, targets every 1,000 updates, centered RMSProp 2.5e-4,
+    # epsilon 1 -> 0.1 over 100k frames, replay start 5,000, gamma 0.99, one update per frame.
+    "apex-minatar": ("apex", "Ape-X on MinAtar with 2 actors x 4 envs (Ray): from the MinAtar paper's DQN, replay "
+                     "100k, replay start 5,000, gamma 0.99, Huber loss; Ape-X's n=3, double Q, dueling, priorities "
+                     "(0.6/0.4), per-env epsilons base^(1+7i/7) over the 8 envs with base 0.1 (the MinAtar DQN's "
+                     "final epsilon; with Ape-X's 0.4 the short exploratory episodes made most of the training "
+                     "mean: 8-10 at 800k frames while greedy play scored 17.7); distrl: batch 128, Adam 2.5e-4 "
+                     "(the learner does ~100 updates/s on its core on Ray), targets every 500 batches, 8 samples "
+                     "per insert", {
+        # 1.5M frames: about 15 minutes on 2 cores (1.5-1.8k frames/s)
+        "actors": 2, "max_frames": 1_500_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
+        "eval_every": 5_000, "eval_episodes": 10,
+        "actor.envs_per_actor": 4, "actor.epsilon_base": 0.1, "actor.pull_every": 400, "actor.flush_size": 50,
+        "replay.capacity": 100_000, "replay.min_size": 5_000, "replay.compress": False,
+        "learner.batch_size": 128, "learner.optimizer": "adam", "learner.lr": 2.5e-4, "learner.loss": "huber",
+        "learner.grad_clip": 10.0, "learner.target_update": 500,
+        "inline.actor_steps": 4, "inline.updates_per_round": 1,
+        "ray.samples_per_insert": 8.0, "ray.steps_per_call": 100, "ray.publish_every": 10,
+    }),
+    "gorila-minatar": ("gorila", "Gorila on MinAtar with 2 bundles: the MinAtar paper's DQN where it fits (replay "
+                       "100k per bundle, replay start 5,000, gamma 0.99, Huber loss, epsilon annealed over 100k "
+                       "frames); distrl: final epsilon 0.01 (at the DQN's 0.1 Breakout's training episodes scored 7 "
+                       "after 13 minutes while greedy play scored 11-13), batch 128 every 16 agent steps per bundle "
+                       "(DQN's 8 samples per step with a quarter of the parameter-server round trips: 32 every 4 "
+                       "steps ran at 450 frames/s on 2 cores, this at 1,500), n=3 and double Q as apex-minatar "
+                       "(Gorila's DQN is one-step), Adam 2.5e-4 on 2 shards (AdaGrad's rate is unstated in the "
+                       "paper), targets every 500 global updates, actors pull every 16 steps; 2.7M frames (about 30 "
+                       "minutes on 2 cores)", {
+        "actors": 2, "max_frames": 2_700_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
+        "eval_every": 5_000, "eval_episodes": 10,
+        # 100k frames: 2 bundles x 50k steps, one global update per 16 steps of a bundle
+        "actor.epsilon_end": 0.01, "actor.epsilon_updates": 6_250, "actor.flush_size": 4,
+        "actor.pull_every_steps": 16,
+        "replay.capacity": 100_000, "replay.min_size": 5_000, "replay.compress": False,
+        "learner.batch_size": 128, "learner.n_step": 3, "learner.double_q": True, "learner.target_update": 500,
+        "learner.grad_clip": 10.0,
+        "ps.shards": 2, "ps.optimizer": "adam", "ps.lr": 2.5e-4, "ps.staleness_bound": 20,
+        "bundle.actor_steps": 16, "bundle.updates": 1,
+    }),
+    "a3c-minatar": ("a3c", "A3C on MinAtar with 2 workers: Mnih et al. 2016's t_max 5, entropy 0.01, shared RMSProp "
+                    "(decay 0.99, eps 0.1) with the rate annealed linearly to 0 over the run, on the MinAtar network "
+                    "(policy and value heads on its 128 units); distrl: lr 1e-2, the top of the paper's "
+                    "LogUniform(1e-4, 1e-2) (distrl's loss is the mean over a rollout's steps where the paper sums "
+                    "them; at 1e-3 Breakout stayed near 1.5 after 5 minutes, at 1e-2 its greedy play scored 9.2), "
+                    "4.5M frames (about 30 minutes on 2 cores)", {
+        "actors": 2, "max_frames": 4_500_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
+        "eval_every": 50_000, "eval_episodes": 10, "optim.lr": 1e-2, "optim.anneal": True,
+    }),
+    "nstep-q-minatar": ("a3c", "n-step Q on MinAtar with 2 workers: Mnih et al. 2016's t_max 5, shared RMSProp, "
+                        "per-worker final epsilons; distrl: lr 1e-3, targets every 10k global frames, epsilon over 100k "
+                        "frames (the MinAtar paper's DQN anneal)", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
+        "algo": "nstep_q", "actors": 2, "max_frames": 5_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
+        "optim.lr": 1e-3, "rl.target_update": 10_000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "onestep-q-minatar": ("a3c", "one-step Q on MinAtar with 2 workers: as nstep-q-minatar", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
+        "algo": "onestep_q", "actors": 2, "max_frames": 5_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
+        "optim.lr": 1e-3, "rl.target_update": 10_000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "sarsa-minatar": ("a3c", "one-step Sarsa on MinAtar with 2 workers: as nstep-q-minatar", {
+        "optim.anneal": False,  # measured at a constant rate; not re-measured annealed
+        "algo": "sarsa", "actors": 2, "max_frames": 5_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
+        "optim.lr": 1e-3, "rl.target_update": 10_000, "rl.epsilon_anneal_frames": 100_000,
+    }),
+    "ba3c-minatar": ("ba3c", "BA3C on MinAtar with 2 workers: Adamski et al. 2018's t_max 5, Adam (betas 0.8/0.75, "
+                     "eps 1e-8), sync 0.9, entropy 0.01, on the MinAtar network; distrl: n_sim 16 and bs 64 (the "
+                     "paper's 10 and 32 ran at 2,600 frames/s on 2 cores, a round's round trips being the limit; 16 "
+                     "and 64 at 4,400-5,200), lr 3e-3 annealed to 0 over the run, 2 shards; 7.5M frames (about 30 "
+                     "minutes; Breakout 10 at 6 minutes, after 5 minutes near 6 as lr 5e-4 and 1e-3 also were)", {
+        "actors": 2, "max_frames": 7_500_000, "log_every_s": 10.0, "checkpoint_every": 2_000, "eval_every": 2_000,
+        "eval_episodes": 10, "ps.shards": 2, "optim.lr": 3e-3, "optim.anneal": True,
+        "worker.n_sim": 16, "worker.batch_size": 64,
+    }),
+}
+
+
+PAPER_SCALE_ACTORS = 32  # from this many actors a continuous-control run gets the paper's values
+
+
+def choose_preset(architecture: str, env_id: str, algo: str = "", actors: int | None = None) -> tuple[str, str]:
+    """The preset a run gets when none is named, and why (the first line `distrl train` prints): the
+    paper's values on Atari, MinAtar's on MinAtar, small ones elsewhere, and for Ape-X DPG the scale
+    of the run (its actor count: the paper's values need 64 actors and many millions of frames)."""
+    from distrl.envs import continuous_actions, is_atari, is_minatar
+    q_method = architecture == "a3c" and algo in ("nstep_q", "onestep_q", "sarsa")
+    if is_minatar(env_id) and architecture != "apex-dpg":
+        name = f"{algo.replace('_', '-')}-minatar" if q_method else f"{architecture}-minatar"
+        return name, "the default for MinAtar ids"
+    if architecture == "apex-dpg":
+        if env_id.startswith("Pendulum"):
+            return "apex-dpg-pendulum", "the default for Pendulum"
+        if actors is not None and actors >= PAPER_SCALE_ACTORS:
+            return "apex-dpg-mujoco", f"{actors} actors: the paper's values"
+        n = PRESETS["apex-dpg-small"][2]["actors"] if actors is None else actors
+        return "apex-dpg-small", (f"{n} actors; the paper's values are apex-dpg-mujoco (chosen from "
+                                  f"{PAPER_SCALE_ACTORS} actors, or with --preset apex-dpg-mujoco)")
+    if is_atari(env_id):
+        return f"{architecture}-atari", "the paper's values, the default for Atari ids"
+    if architecture == "a3c" and continuous_actions(env_id):
+        return "a3c-pendulum", "the default for continuous actions (the paper's Gaussian policy, small-run values)"
+    name = f"{algo.replace('_', '-')}-cartpole" if q_method else f"{architecture}-cartpole"
+    paper = "a3c-atari" if architecture == "a3c" else f"{architecture}-atari"
+    return name, f"small-run values, the default for non-Atari ids; the paper's are {paper}"
+
+
+def default_preset(architecture: str, env_id: str, algo: str = "", actors: int | None = None) -> str:
+    return choose_preset(architecture, env_id, algo, actors)[0]
+
+
+def learning_start_frames(cfg: Any) -> int:
+    """Env frames before the first learner update, at the earliest: replay-based learners wait for
+    replay.min_size transitions (Gorila's local tables: in every bundle); A3C and BA3C learn from
+    their first rollout."""
+    replay = getattr(cfg, "replay", None)
+    if replay is None or not hasattr(replay, "min_size"):
+        return 0
+    from distrl.envs import is_atari
+    tables = cfg.actors if cfg.architecture == "gorila" and replay.mode == "local" else 1
+    return replay.min_size * tables * (4 if is_atari(cfg.env) else 1)
+
+
+def describe_preset(cfg: Any, named: bool, actors: int | None = None) -> str:
+    """The first line of a new run: its preset and why, and a warning when the replay would not start
+    learning within the first 10% of the run's frames (the paper's values on a short run)."""
+    if named:
+        line = f"preset {cfg.preset}: named with --preset"
+    else:
+        algo = getattr(cfg, "algo", "")
+        line = f"preset {cfg.preset}: {choose_preset(cfg.architecture, cfg.env, algo, actors)[1]}"
+    start = learning_start_frames(cfg)
+    if start > 0.1 * cfg.max_frames:
+        line += (f"\nnote: learning starts after {start:,} frames (replay.min_size {cfg.replay.min_size:,}), "
+                 f"{start / cfg.max_frames:.0%} of this run's {cfg.max_frames:,}: give --max-frames "
+                 f"{10 * start:,} or more, --set replay.min_size=..., or a smaller preset")
+    return line

@@ -1,0 +1,350 @@
+"""The config tree: one dataclass per section, the papers' hyperparameters as defaults.
+
+A config is a tree of dataclasses; `--set a.b=v` addresses a leaf by its dotted path and the value
+is parsed by the leaf's declared type (config/__init__.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+RUNTIMES = ("inline", "ray")
+
+
+@dataclass
+class ActorConfig:
+    envs_per_actor: int = 1          # envs stepped together with one batched forward pass
+    epsilon_base: float = 0.4        # eps_i = epsilon_base ** (1 + epsilon_alpha * i / (N - 1))
+    epsilon_alpha: float = 7.0
+    flush_size: int = 50             # transitions per batch sent to replay (B = 50)
+    pull_every: int = 400            # frames between parameter pulls
+    max_episode_frames: int = 50_000  # training episode cap (Atari frames)
+
+
+@dataclass
+class ReplayConfig:
+    capacity: int = 2_000_000        # soft: trimmed FIFO every `trim_every` learner steps
+    alpha: float = 0.6
+    beta: float = 0.4
+    min_size: int = 50_000           # learning starts once the table holds this many
+    trim_every: int = 100
+    compress: bool = True            # zlib-compress image observations in the table
+    shards: int = 1                  # tables the ray runtime spreads the replay over
+    checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
+
+
+@dataclass
+class LearnerConfig:
+    batch_size: int = 512
+    n_step: int = 3
+    gamma: float = 0.99
+    double_q: bool = True
+    loss: str = "mse"                # Ape-X: 1/2 (G - q)^2; "huber" for Nature DQN
+    optimizer: str = "rmsprop_centered"  # TensorFlow's centered RMSProp (eps inside the sqrt); or "adam"
+    lr: float = 0.00025 / 4
+    rms_decay: float = 0.95
+    rms_eps: float = 1.5e-7
+    grad_clip: float = 40.0          # global gradient-norm clip
+    target_update: int = 2500        # batches between target-network copies
+    prefetch: int = 16               # batches a background thread samples ahead (0: sample inline)
+
+
+@dataclass
+class NetConfig:
+    dueling: bool = True
+    hidden: tuple[int, ...] = (512,)  # MLP torso for vector observations (CNN for images)
+
+
+@dataclass
+class InlineConfig:
+    """How the one-process runtime interleaves components (it has no concurrency to do it for it)."""
+    actor_steps: int = 16            # env steps each actor takes per round
+    updates_per_round: int = 1       # learner batches per round once replay holds min_size
+
+
+@dataclass
+class RayConfig:
+    """How the ray runtime batches its calls (no effect inline)."""
+    steps_per_call: int = 100        # env steps an actor takes per remote call (progress is counted per call)
+    max_inflight_adds: int = 8       # replay adds an actor may have in flight before it waits
+    publish_every: int = 10          # learner updates between parameter puts into the object store
+    learner_gpus: float = -1         # -1: one GPU if the cluster has one, else 0
+    samples_per_insert: float = 0.0  # >0: a SampleToInsertRatio limiter (replay/limiters.py) paces the actors (0: free-running, as in Ape-X)
+    actor_node: str = ""             # IP of a node to start the actors on (soft: restarted elsewhere once it is gone)
+
+
+@dataclass
+class RunConfig:
+    """What every architecture's run has: the env, the scale, the runtime, the bookkeeping."""
+    architecture: str = ""
+    env: str = "ALE/Pong-v5"
+    preset: str = ""
+    runtime: str = "inline"
+    address: str = ""                # ray: join this cluster (also RAY_ADDRESS); empty: start a local one
+    actors: int = 8
+    max_frames: int = 50_000_000
+    seed: int = 0
+    run_dir: str = ""
+    log_every_s: float = 5.0
+    checkpoint_every: int = 5000     # learner updates (Gorila: global parameter-server updates) between checkpoints
+    eval_protocol: str = "apex"      # named values of the three below (EVAL_PROTOCOLS); values set by name win
+    eval_episodes: int = 20
+    eval_epsilon: float = 0.001
+    eval_max_frames: int = 108_000   # evaluation episode cap in emulator frames (Atari only)
+    eval_every: int = 0              # ray: updates between evaluations of the latest parameters (0: at the end only)
+    torch_threads: int = 0           # 0: one thread for vector observations (small nets), torch's default for images
+
+
+@dataclass
+class ApexConfig(RunConfig):
+    architecture: str = "apex"
+    actor: ActorConfig = field(default_factory=ActorConfig)
+    replay: ReplayConfig = field(default_factory=ReplayConfig)
+    learner: LearnerConfig = field(default_factory=LearnerConfig)
+    net: NetConfig = field(default_factory=NetConfig)
+    inline: InlineConfig = field(default_factory=InlineConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
+
+
+# ---------------------------------------------------------------- Gorila (Nair et al. 2015)
+
+@dataclass
+class GorilaActorConfig:
+    epsilon_start: float = 1.0
+    epsilon_end: float = 0.1
+    epsilon_updates: int = 1_000_000  # global parameter-server updates over which epsilon anneals
+    pull_every_steps: int = 1        # K: agent steps between parameter pulls (1 in the paper)
+    flush_size: int = 4              # transitions per add to the replay
+    max_episode_frames: int = 50_000
+
+
+@dataclass
+class GorilaReplayConfig:
+    mode: str = "local"              # local: one uniform table per bundle; global: one table for all
+    capacity: int = 1_000_000        # per table
+    min_size: int = 50_000           # a learner starts once its table holds this many (DQN's replay start)
+    compress: bool = True
+
+
+@dataclass
+class GorilaLearnerConfig:
+    batch_size: int = 32
+    n_step: int = 1                  # Gorila DQN is one-step Q-learning
+    gamma: float = 0.99
+    double_q: bool = False
+    loss: str = "huber"              # DQN's error clipping to [-1, 1]
+    grad_clip: float = 40.0          # global gradient-norm clip before the push (not in the paper)
+    target_update: int = 60_000      # global parameter-server updates between target refreshes
+    pull_every_steps: int = 1        # K: learner steps between parameter pulls (1 in the paper)
+    outlier_k: float = 3.0           # drop a gradient whose |loss| > running mean + k std ("several")
+    outlier_warmup: int = 100        # losses seen before the filter may drop
+
+
+@dataclass
+class ParamServerConfig:
+    shards: int = 31                 # N_param in the paper
+    optimizer: str = "adagrad"
+    lr: float = 0.01                 # not given in the paper: torch's AdaGrad default
+    staleness_bound: int = 100       # drop a push whose shard version lags by more (-1: never; unstated in the paper)
+    anneal: bool = False             # lr linearly to 0 over the run's expected global updates (not in the paper)
+
+
+@dataclass
+class BundleConfig:
+    """How each bundle interleaves its actor and its learner (the same in both runtimes)."""
+    actor_steps: int = 4             # agent steps per round
+    updates: int = 1                 # learner steps per round once the replay holds min_size (DQN: 1 per 4 steps)
+    rounds_per_call: int = 25        # ray: rounds a bundle runs per remote call (progress is counted per call)
+
+
+@dataclass
+class GorilaConfig(RunConfig):
+    architecture: str = "gorila"
+    actors: int = 100                # bundles: N_act = N_learn
+    checkpoint_every: int = 10_000
+    actor: GorilaActorConfig = field(default_factory=GorilaActorConfig)
+    replay: GorilaReplayConfig = field(default_factory=GorilaReplayConfig)
+    learner: GorilaLearnerConfig = field(default_factory=GorilaLearnerConfig)
+    ps: ParamServerConfig = field(default_factory=ParamServerConfig)
+    net: NetConfig = field(default_factory=lambda: NetConfig(dueling=False))
+    bundle: BundleConfig = field(default_factory=BundleConfig)
+
+
+# ---------------------------------------------------------------- A3C family (Mnih et al. 2016)
+
+A3C_ALGOS = ("a3c", "nstep_q", "onestep_q", "sarsa")
+
+
+@dataclass
+class A3CAlgoConfig:
+    t_max: int = 5                   # steps per rollout (n-step Q, A3C) or per accumulated update (one-step)
+    gamma: float = 0.99
+    entropy_beta: float = 0.01       # A3C: 0.01 for softmax policies, 1e-4 for Gaussian ones
+    value_coef: float = 0.5          # 1/2 (R - V)^2
+    grad_clip: float = 40.0          # global gradient-norm clip before the push (common practice, not in the paper)
+    target_update: int = 40_000      # Q methods: global frames between target-network refreshes
+    epsilon_anneal_frames: int = 4_000_000  # Q methods: 1 -> the worker's final epsilon over these global frames
+    reward_scale: float = 1.0        # rewards are multiplied by this for learning only (reported returns are raw)
+
+
+@dataclass
+class SharedRMSPropConfig:
+    lr: float = 7e-4
+    decay: float = 0.99
+    eps: float = 0.1
+    anneal: bool = True              # lr linearly to 0 over max_frames, as the paper (a push counts t_max steps)
+    lr_sample: str = ""              # loguniform: lr drawn per run from LogUniform(1e-4, 1e-2) (the paper's sweeps)
+    shared_stats: bool = True        # false: each worker keeps its own statistics (the paper's comparison)
+
+
+@dataclass
+class ParamStoreConfig:
+    store: str = "shared"            # shared: SharedMemoryParams on this host; sharded: the parameter server
+    shards: int = 1                  # sharded store only
+
+
+@dataclass
+class A3CNetConfig:
+    hidden: tuple[int, ...] = (128,)  # MLP torso for vector observations (A3C CNN for images)
+    lstm: bool = False               # A3C only: 256 LSTM cells after the torso
+
+
+@dataclass
+class A3CRayConfig:
+    steps_per_call: int = 100        # env steps a worker takes per remote call (progress is counted per call)
+
+
+@dataclass
+class A3CConfig(RunConfig):
+    architecture: str = "a3c"
+    algo: str = "a3c"                # a3c | nstep_q | onestep_q | sarsa
+    actors: int = 16                 # actor-learners
+    checkpoint_every: int = 10_000   # global updates between checkpoints
+    max_episode_frames: int = 50_000
+    rl: A3CAlgoConfig = field(default_factory=A3CAlgoConfig)
+    optim: SharedRMSPropConfig = field(default_factory=SharedRMSPropConfig)
+    params: ParamStoreConfig = field(default_factory=ParamStoreConfig)
+    net: A3CNetConfig = field(default_factory=A3CNetConfig)
+    ray: A3CRayConfig = field(default_factory=A3CRayConfig)
+
+
+# ---------------------------------------------------------------- Ape-X DPG (Horgan et al. 2018, appendix D)
+
+@dataclass
+class DPGActorConfig:
+    envs_per_actor: int = 1
+    sigma: float = 0.3               # Gaussian exploration noise on each action (action units), clipped to bounds
+    flush_size: int = 50             # transitions per batch sent to replay
+    pull_every: int = 400            # frames between parameter pulls
+    max_episode_frames: int = 50_000
+
+
+@dataclass
+class DPGReplayConfig:
+    capacity: int = 1_000_000        # kept by prioritized eviction (alpha_evict), not FIFO
+    alpha: float = 0.6
+    beta: float = 0.4
+    alpha_evict: float = -0.4        # eviction samples items with probability ~ p^alpha_evict (low priority first)
+    min_size: int = 50_000
+    trim_every: int = 100            # learner steps between evictions down to capacity
+    compress: bool = False           # kept for the Ape-X runtimes (vector observations are not compressed)
+    shards: int = 1
+    checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
+
+
+@dataclass
+class DPGLearnerConfig:
+    batch_size: int = 512            # unstated for DPG; "otherwise as per DQN" (appendix D): Ape-X DQN's 512
+    n_step: int = 3                  # "otherwise as per DQN": Ape-X DQN's n
+    gamma: float = 0.99
+    lr: float = 1e-4                 # Adam, actor and critic
+    actor_grad_clip: float = 1.0     # element-wise, on the actor's gradient
+    target_update: int = 100         # batches between target-network copies
+    prefetch: int = 16
+
+
+@dataclass
+class DPGNetConfig:
+    actor_hidden: tuple[int, ...] = (300, 200)
+    critic_hidden: tuple[int, ...] = (400, 300)
+
+
+@dataclass
+class ApexDPGConfig(RunConfig):
+    architecture: str = "apex-dpg"
+    env: str = "HalfCheetah-v5"
+    eval_epsilon: float = 0.0        # the noiseless deterministic policy
+    actor: DPGActorConfig = field(default_factory=DPGActorConfig)
+    replay: DPGReplayConfig = field(default_factory=DPGReplayConfig)
+    learner: DPGLearnerConfig = field(default_factory=DPGLearnerConfig)
+    net: DPGNetConfig = field(default_factory=DPGNetConfig)
+    inline: InlineConfig = field(default_factory=InlineConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
+
+
+# ---------------------------------------------------------------- distributed BA3C (Adamski et al. 2018)
+
+@dataclass
+class BA3CWorkerConfig:
+    n_sim: int = 10                  # envs per worker, stepped together with one batched forward pass
+    t_max: int = 5                   # steps per env before its n-step returns are computed (BA3C's local_time_max)
+    batch_size: int = 32             # bs: data points (state, action, n-step return) per gradient
+    max_episode_frames: int = 50_000
+
+
+@dataclass
+class BA3CAlgoConfig:
+    gamma: float = 0.99
+    entropy_beta: float = 0.01
+    value_coef: float = 0.5
+    grad_clip: float = 40.0          # global gradient-norm clip on each worker's gradient
+    reward_scale: float = 1.0        # rewards are multiplied by this for learning only (reported returns are raw)
+
+
+@dataclass
+class BA3CAdamConfig:
+    lr: float = 1e-3
+    eps: float = 1e-8                # the paper's table; it used 1e-3 for Pong
+    beta1: float = 0.8
+    beta2: float = 0.75
+    anneal: bool = False             # lr linearly to 0 over max_frames, as A3C does; the paper's BA3C keeps it constant
+
+
+@dataclass
+class BA3CSyncConfig:
+    mode: str = "sync"               # sync: the chief applies a round's mean; async: each push on arrival
+    fraction: float = 0.9            # sync: share of the workers whose gradients close a round
+
+
+@dataclass
+class BA3CPSConfig:
+    shards: int = 4                  # ps: parameter-server shards
+
+
+@dataclass
+class BA3CNetConfig:
+    hidden: tuple[int, ...] = (128,)  # the fully connected layer (256: the paper's initial model); MLP for vectors
+
+
+@dataclass
+class BA3CRayConfig:
+    rounds_per_call: int = 10        # gradients a worker computes per remote call (progress is counted per call)
+
+
+@dataclass
+class BA3CConfig(RunConfig):
+    architecture: str = "ba3c"
+    actors: int = 64                 # n workers (the paper's final setup)
+    checkpoint_every: int = 1000     # rounds (global steps) between checkpoints
+    eval_every: int = 1000           # rounds between greedy evaluations with frozen parameters (ray)
+    worker: BA3CWorkerConfig = field(default_factory=BA3CWorkerConfig)
+    rl: BA3CAlgoConfig = field(default_factory=BA3CAlgoConfig)
+    optim: BA3CAdamConfig = field(default_factory=BA3CAdamConfig)
+    sync: BA3CSyncConfig = field(default_factory=BA3CSyncConfig)
+    ps: BA3CPSConfig = field(default_factory=BA3CPSConfig)
+    net: BA3CNetConfig = field(default_factory=BA3CNetConfig)
+    ray: BA3CRayConfig = field(default_factory=BA3CRayConfig)
+
+
+
+ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig, "a3c": A3CConfig, "ba3c": BA3CConfig,
+                                  "apex-dpg": ApexDPGConfig}
