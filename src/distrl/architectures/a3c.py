@@ -25,6 +25,8 @@ from distrl.params.param_server import ParamShard, flatten, shard_slices, unflat
 
 
 class A3C(Saveable):
+    architecture = "a3c"
+
     def __init__(self, cfg: A3CConfig):
         self.cfg = cfg
         probe = make_env(cfg.env, "eval")

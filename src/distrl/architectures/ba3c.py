@@ -32,6 +32,8 @@ from distrl.params.sync_chief import SyncChief, workers_needed
 
 
 class BA3C(Saveable):
+    architecture = "ba3c"
+
     def __init__(self, cfg: BA3CConfig):
         self.cfg = cfg
         self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "ba3c")

@@ -75,6 +75,8 @@ class LearnerPulls:
 
 
 class Gorila(Saveable):
+    architecture = "gorila"
+
     def __init__(self, cfg: GorilaConfig):
         self.cfg = cfg
         self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "gorila")

@@ -6,46 +6,75 @@ is parsed by the leaf's declared type (config/__init__.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 RUNTIMES = ("inline", "ray")
 
 
+def ranged(default: Any, *, ge=None, gt=None, le=None, lt=None, choices=None, accepted: str = "") -> Any:
+    """A leaf with the values it accepts declared beside its default; validate() checks every one and
+    names them in its error (`accepted` words them where the bounds alone would not say enough)."""
+    return field(default=default, metadata={"range": (ge, gt, le, lt, choices), "accepted": accepted})
+
+
+def out_of_range(value: Any, meta: dict) -> bool:
+    ge, gt, le, lt, choices = meta["range"]
+    return ((choices is not None and value not in choices) or (ge is not None and value < ge)
+            or (gt is not None and value <= gt) or (le is not None and value > le) or (lt is not None and value >= lt))
+
+
+def accepted_text(kind: str, meta: dict) -> str:
+    """What a declared range accepts, as an error message says it (`kind`: the leaf's type name)."""
+    ge, gt, le, lt, choices = meta["range"]
+    if meta["accepted"]:
+        return meta["accepted"]
+    if choices is not None:
+        return " or ".join(str(c) for c in choices)
+    unit = "whole numbers" if kind == "int" else "numbers"
+    low, high = (ge, "[") if ge is not None else (gt, "("), (le, "]") if le is not None else (lt, ")")
+    if low[0] is not None and high[0] is not None:
+        return f"{unit} in {low[1]}{low[0]}, {high[0]}{high[1]}"
+    if low[0] is not None:
+        return f"{unit} {'>=' if ge is not None else '>'} {low[0]}"
+    return f"{unit} {'<=' if le is not None else '<'} {high[0]}"
+
+
 @dataclass
 class ActorConfig:
-    envs_per_actor: int = 1          # envs stepped together with one batched forward pass
-    epsilon_base: float = 0.4        # eps_i = epsilon_base ** (1 + epsilon_alpha * i / (N - 1))
-    epsilon_alpha: float = 7.0
-    flush_size: int = 50             # transitions per batch sent to replay (B = 50)
-    pull_every: int = 400            # frames between parameter pulls
-    max_episode_frames: int = 50_000  # training episode cap (Atari frames)
+    envs_per_actor: int = ranged(1, ge=1)  # envs stepped together with one batched forward pass
+    epsilon_base: float = ranged(0.4, ge=0, le=1)  # eps_i = epsilon_base ** (1 + epsilon_alpha * i / (N - 1))
+    epsilon_alpha: float = ranged(7.0, ge=0)
+    flush_size: int = ranged(50, ge=1)  # transitions per batch sent to replay (B = 50)
+    pull_every: int = ranged(400, ge=1)  # frames between parameter pulls
+    max_episode_frames: int = ranged(50_000, ge=1)  # training episode cap (Atari frames)
 
 
 @dataclass
 class ReplayConfig:
-    capacity: int = 2_000_000        # soft: trimmed FIFO every `trim_every` learner steps
-    alpha: float = 0.6
-    beta: float = 0.4
-    min_size: int = 50_000           # learning starts once the table holds this many
-    trim_every: int = 100
+    capacity: int = ranged(2_000_000, ge=1)  # soft: trimmed FIFO every `trim_every` learner steps
+    alpha: float = ranged(0.6, ge=0)
+    beta: float = ranged(0.4, ge=0, le=1)
+    min_size: int = ranged(50_000, ge=1)  # learning starts once the table holds this many
+    trim_every: int = ranged(100, ge=1)
     compress: bool = True            # zlib-compress image observations in the table
-    shards: int = 1                  # tables the ray runtime spreads the replay over
+    shards: int = ranged(1, ge=1)  # tables the ray runtime spreads the replay over
     checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
 
 
 @dataclass
 class LearnerConfig:
-    batch_size: int = 512
-    n_step: int = 3
-    gamma: float = 0.99
+    batch_size: int = ranged(512, ge=1)
+    n_step: int = ranged(3, ge=1)
+    gamma: float = ranged(0.99, ge=0, le=1)
     double_q: bool = True
-    loss: str = "mse"                # Ape-X: 1/2 (G - q)^2; "huber" for Nature DQN
-    optimizer: str = "rmsprop_centered"  # TensorFlow's centered RMSProp (eps inside the sqrt); or "adam"
-    lr: float = 0.00025 / 4
-    rms_decay: float = 0.95
-    rms_eps: float = 1.5e-7
-    grad_clip: float = 40.0          # global gradient-norm clip
-    target_update: int = 2500        # batches between target-network copies
-    prefetch: int = 16               # batches a background thread samples ahead (0: sample inline)
+    loss: str = ranged("mse", choices=("mse", "huber"))  # Ape-X: 1/2 (G - q)^2; "huber" for Nature DQN
+    optimizer: str = ranged("rmsprop_centered", choices=("rmsprop_centered", "adam"))  # TensorFlow's centered RMSProp (eps inside the sqrt); or "adam"
+    lr: float = ranged(0.00025 / 4, gt=0)
+    rms_decay: float = ranged(0.95, ge=0, lt=1)
+    rms_eps: float = ranged(1.5e-7, gt=0)
+    grad_clip: float = ranged(40.0, gt=0)  # global gradient-norm clip
+    target_update: int = ranged(2500, ge=1)  # batches between target-network copies
+    prefetch: int = ranged(16, ge=0)  # batches a background thread samples ahead (0: sample inline)
 
 
 @dataclass
@@ -57,18 +86,18 @@ class NetConfig:
 @dataclass
 class InlineConfig:
     """How the one-process runtime interleaves components (it has no concurrency to do it for it)."""
-    actor_steps: int = 16            # env steps each actor takes per round
-    updates_per_round: int = 1       # learner batches per round once replay holds min_size
+    actor_steps: int = ranged(16, ge=1)  # env steps each actor takes per round
+    updates_per_round: int = ranged(1, ge=1)  # learner batches per round once replay holds min_size
 
 
 @dataclass
 class RayConfig:
     """How the ray runtime batches its calls (no effect inline)."""
-    steps_per_call: int = 100        # env steps an actor takes per remote call (progress is counted per call)
-    max_inflight_adds: int = 8       # replay adds an actor may have in flight before it waits
-    publish_every: int = 10          # learner updates between parameter puts into the object store
+    steps_per_call: int = ranged(100, ge=1)  # env steps an actor takes per remote call (progress is counted per call)
+    max_inflight_adds: int = ranged(8, ge=1)  # replay adds an actor may have in flight before it waits
+    publish_every: int = ranged(10, ge=1)  # learner updates between parameter puts into the object store
     learner_gpus: float = -1         # -1: one GPU if the cluster has one, else 0
-    samples_per_insert: float = 0.0  # >0: a SampleToInsertRatio limiter (replay/limiters.py) paces the actors (0: free-running, as in Ape-X)
+    samples_per_insert: float = ranged(0.0, ge=0, accepted="numbers >= 0 (0: actors never wait for the learner)")  # >0: a SampleToInsertRatio limiter (replay/limiters.py) paces the actors (0: free-running, as in Ape-X)
     actor_node: str = ""             # IP of a node to start the actors on (soft: restarted elsewhere once it is gone)
 
 
@@ -80,18 +109,18 @@ class RunConfig:
     preset: str = ""
     runtime: str = "inline"
     address: str = ""                # ray: join this cluster (also RAY_ADDRESS); empty: start a local one
-    actors: int = 8
-    max_frames: int = 50_000_000
-    seed: int = 0
+    actors: int = ranged(8, ge=1)
+    max_frames: int = ranged(50_000_000, ge=1)
+    seed: int = ranged(0, ge=0)
     run_dir: str = ""
-    log_every_s: float = 5.0
-    checkpoint_every: int = 5000     # learner updates (Gorila: global parameter-server updates) between checkpoints
+    log_every_s: float = ranged(5.0, gt=0)
+    checkpoint_every: int = ranged(5000, ge=1)  # learner updates (Gorila: global parameter-server updates) between checkpoints
     eval_protocol: str = "apex"      # named values of the three below (EVAL_PROTOCOLS); values set by name win
-    eval_episodes: int = 20
-    eval_epsilon: float = 0.001
-    eval_max_frames: int = 108_000   # evaluation episode cap in emulator frames (Atari only)
-    eval_every: int = 0              # ray: updates between evaluations of the latest parameters (0: at the end only)
-    torch_threads: int = 0           # 0: one thread for vector observations (small nets), torch's default for images
+    eval_episodes: int = ranged(20, ge=0)
+    eval_epsilon: float = ranged(0.001, ge=0, le=1)
+    eval_max_frames: int = ranged(108_000, ge=4, accepted="whole numbers >= 4 (emulator frames)")  # evaluation episode cap in emulator frames (Atari only)
+    eval_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: only at the end)")  # ray: updates between evaluations of the latest parameters (0: at the end only)
+    torch_threads: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: automatic)")  # 0: one thread for vector observations (small nets), torch's default for images
 
 
 @dataclass
@@ -111,39 +140,39 @@ class ApexConfig(RunConfig):
 class GorilaActorConfig:
     epsilon_start: float = 1.0
     epsilon_end: float = 0.1
-    epsilon_updates: int = 1_000_000  # global parameter-server updates over which epsilon anneals
-    pull_every_steps: int = 1        # K: agent steps between parameter pulls (1 in the paper)
-    flush_size: int = 4              # transitions per add to the replay
-    max_episode_frames: int = 50_000
+    epsilon_updates: int = ranged(1_000_000, ge=1)  # global parameter-server updates over which epsilon anneals
+    pull_every_steps: int = ranged(1, ge=1)  # K: agent steps between parameter pulls (1 in the paper)
+    flush_size: int = ranged(4, ge=1)  # transitions per add to the replay
+    max_episode_frames: int = ranged(50_000, ge=1)
 
 
 @dataclass
 class GorilaReplayConfig:
-    mode: str = "local"              # local: one uniform table per bundle; global: one table for all
-    capacity: int = 1_000_000        # per table
-    min_size: int = 50_000           # a learner starts once its table holds this many (DQN's replay start)
+    mode: str = ranged("local", choices=("local", "global"), accepted="local (one table per bundle) or global")  # local: one uniform table per bundle; global: one table for all
+    capacity: int = ranged(1_000_000, ge=1)  # per table
+    min_size: int = ranged(50_000, ge=1)  # a learner starts once its table holds this many (DQN's replay start)
     compress: bool = True
 
 
 @dataclass
 class GorilaLearnerConfig:
-    batch_size: int = 32
-    n_step: int = 1                  # Gorila DQN is one-step Q-learning
-    gamma: float = 0.99
+    batch_size: int = ranged(32, ge=1)
+    n_step: int = ranged(1, ge=1)  # Gorila DQN is one-step Q-learning
+    gamma: float = ranged(0.99, ge=0, le=1)
     double_q: bool = False
-    loss: str = "huber"              # DQN's error clipping to [-1, 1]
-    grad_clip: float = 40.0          # global gradient-norm clip before the push (not in the paper)
-    target_update: int = 60_000      # global parameter-server updates between target refreshes
-    pull_every_steps: int = 1        # K: learner steps between parameter pulls (1 in the paper)
-    outlier_k: float = 3.0           # drop a gradient whose |loss| > running mean + k std ("several")
-    outlier_warmup: int = 100        # losses seen before the filter may drop
+    loss: str = ranged("huber", choices=("mse", "huber"))  # DQN's error clipping to [-1, 1]
+    grad_clip: float = ranged(40.0, gt=0)  # global gradient-norm clip before the push (not in the paper)
+    target_update: int = ranged(60_000, ge=1)  # global parameter-server updates between target refreshes
+    pull_every_steps: int = ranged(1, ge=1)  # K: learner steps between parameter pulls (1 in the paper)
+    outlier_k: float = ranged(3.0, gt=0)  # drop a gradient whose |loss| > running mean + k std ("several")
+    outlier_warmup: int = ranged(100, ge=2)  # losses seen before the filter may drop
 
 
 @dataclass
 class ParamServerConfig:
-    shards: int = 31                 # N_param in the paper
+    shards: int = ranged(31, ge=1)  # N_param in the paper
     optimizer: str = "adagrad"
-    lr: float = 0.01                 # not given in the paper: torch's AdaGrad default
+    lr: float = ranged(0.01, gt=0)  # not given in the paper: torch's AdaGrad default
     staleness_bound: int = 100       # drop a push whose shard version lags by more (-1: never; unstated in the paper)
     anneal: bool = False             # lr linearly to 0 over the run's expected global updates (not in the paper)
 
@@ -151,16 +180,16 @@ class ParamServerConfig:
 @dataclass
 class BundleConfig:
     """How each bundle interleaves its actor and its learner (the same in both runtimes)."""
-    actor_steps: int = 4             # agent steps per round
-    updates: int = 1                 # learner steps per round once the replay holds min_size (DQN: 1 per 4 steps)
-    rounds_per_call: int = 25        # ray: rounds a bundle runs per remote call (progress is counted per call)
+    actor_steps: int = ranged(4, ge=1)  # agent steps per round
+    updates: int = ranged(1, ge=0)  # learner steps per round once the replay holds min_size (DQN: 1 per 4 steps)
+    rounds_per_call: int = ranged(25, ge=1)  # ray: rounds a bundle runs per remote call (progress is counted per call)
 
 
 @dataclass
 class GorilaConfig(RunConfig):
     architecture: str = "gorila"
-    actors: int = 100                # bundles: N_act = N_learn
-    checkpoint_every: int = 10_000
+    actors: int = ranged(100, ge=1)  # bundles: N_act = N_learn
+    checkpoint_every: int = ranged(10_000, ge=1)
     actor: GorilaActorConfig = field(default_factory=GorilaActorConfig)
     replay: GorilaReplayConfig = field(default_factory=GorilaReplayConfig)
     learner: GorilaLearnerConfig = field(default_factory=GorilaLearnerConfig)
@@ -176,21 +205,21 @@ A3C_ALGOS = ("a3c", "nstep_q", "onestep_q", "sarsa")
 
 @dataclass
 class A3CAlgoConfig:
-    t_max: int = 5                   # steps per rollout (n-step Q, A3C) or per accumulated update (one-step)
-    gamma: float = 0.99
-    entropy_beta: float = 0.01       # A3C: 0.01 for softmax policies, 1e-4 for Gaussian ones
-    value_coef: float = 0.5          # 1/2 (R - V)^2
-    grad_clip: float = 40.0          # global gradient-norm clip before the push (common practice, not in the paper)
-    target_update: int = 40_000      # Q methods: global frames between target-network refreshes
-    epsilon_anneal_frames: int = 4_000_000  # Q methods: 1 -> the worker's final epsilon over these global frames
-    reward_scale: float = 1.0        # rewards are multiplied by this for learning only (reported returns are raw)
+    t_max: int = ranged(5, ge=1)  # steps per rollout (n-step Q, A3C) or per accumulated update (one-step)
+    gamma: float = ranged(0.99, ge=0, le=1)
+    entropy_beta: float = ranged(0.01, ge=0)  # A3C: 0.01 for softmax policies, 1e-4 for Gaussian ones
+    value_coef: float = ranged(0.5, ge=0)  # 1/2 (R - V)^2
+    grad_clip: float = ranged(40.0, gt=0)  # global gradient-norm clip before the push (common practice, not in the paper)
+    target_update: int = ranged(40_000, ge=1)  # Q methods: global frames between target-network refreshes
+    epsilon_anneal_frames: int = ranged(4_000_000, ge=1)  # Q methods: 1 -> the worker's final epsilon over these global frames
+    reward_scale: float = ranged(1.0, gt=0)  # rewards are multiplied by this for learning only (reported returns are raw)
 
 
 @dataclass
 class SharedRMSPropConfig:
-    lr: float = 7e-4
-    decay: float = 0.99
-    eps: float = 0.1
+    lr: float = ranged(7e-4, gt=0)
+    decay: float = ranged(0.99, ge=0, lt=1)
+    eps: float = ranged(0.1, gt=0)
     anneal: bool = True              # lr linearly to 0 over max_frames, as the paper (a push counts t_max steps)
     lr_sample: str = ""              # loguniform: lr drawn per run from LogUniform(1e-4, 1e-2) (the paper's sweeps)
     shared_stats: bool = True        # false: each worker keeps its own statistics (the paper's comparison)
@@ -198,8 +227,8 @@ class SharedRMSPropConfig:
 
 @dataclass
 class ParamStoreConfig:
-    store: str = "shared"            # shared: SharedMemoryParams on this host; sharded: the parameter server
-    shards: int = 1                  # sharded store only
+    store: str = ranged("shared", choices=("shared", "sharded"), accepted="shared (one host, shared memory) or sharded (the parameter server)")  # shared: SharedMemoryParams on this host; sharded: the parameter server
+    shards: int = ranged(1, ge=1)  # sharded store only
 
 
 @dataclass
@@ -210,16 +239,16 @@ class A3CNetConfig:
 
 @dataclass
 class A3CRayConfig:
-    steps_per_call: int = 100        # env steps a worker takes per remote call (progress is counted per call)
+    steps_per_call: int = ranged(100, ge=1)  # env steps a worker takes per remote call (progress is counted per call)
 
 
 @dataclass
 class A3CConfig(RunConfig):
     architecture: str = "a3c"
     algo: str = "a3c"                # a3c | nstep_q | onestep_q | sarsa
-    actors: int = 16                 # actor-learners
-    checkpoint_every: int = 10_000   # global updates between checkpoints
-    max_episode_frames: int = 50_000
+    actors: int = ranged(16, ge=1)  # actor-learners
+    checkpoint_every: int = ranged(10_000, ge=1)  # global updates between checkpoints
+    max_episode_frames: int = ranged(50_000, ge=1)
     rl: A3CAlgoConfig = field(default_factory=A3CAlgoConfig)
     optim: SharedRMSPropConfig = field(default_factory=SharedRMSPropConfig)
     params: ParamStoreConfig = field(default_factory=ParamStoreConfig)
@@ -231,34 +260,34 @@ class A3CConfig(RunConfig):
 
 @dataclass
 class DPGActorConfig:
-    envs_per_actor: int = 1
-    sigma: float = 0.3               # Gaussian exploration noise on each action (action units), clipped to bounds
-    flush_size: int = 50             # transitions per batch sent to replay
-    pull_every: int = 400            # frames between parameter pulls
+    envs_per_actor: int = ranged(1, ge=1)
+    sigma: float = ranged(0.3, ge=0)  # Gaussian exploration noise on each action (action units), clipped to bounds
+    flush_size: int = ranged(50, ge=1)  # transitions per batch sent to replay
+    pull_every: int = ranged(400, ge=1)  # frames between parameter pulls
     max_episode_frames: int = 50_000
 
 
 @dataclass
 class DPGReplayConfig:
-    capacity: int = 1_000_000        # kept by prioritized eviction (alpha_evict), not FIFO
-    alpha: float = 0.6
-    beta: float = 0.4
-    alpha_evict: float = -0.4        # eviction samples items with probability ~ p^alpha_evict (low priority first)
-    min_size: int = 50_000
-    trim_every: int = 100            # learner steps between evictions down to capacity
+    capacity: int = ranged(1_000_000, ge=1)  # kept by prioritized eviction (alpha_evict), not FIFO
+    alpha: float = ranged(0.6, ge=0)
+    beta: float = ranged(0.4, ge=0, le=1)
+    alpha_evict: float = ranged(-0.4, le=0, accepted="numbers <= 0 (low priorities leave first)")  # eviction samples items with probability ~ p^alpha_evict (low priority first)
+    min_size: int = ranged(50_000, ge=1)
+    trim_every: int = ranged(100, ge=1)  # learner steps between evictions down to capacity
     compress: bool = False           # kept for the Ape-X runtimes (vector observations are not compressed)
-    shards: int = 1
+    shards: int = ranged(1, ge=1)
     checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
 
 
 @dataclass
 class DPGLearnerConfig:
-    batch_size: int = 512            # unstated for DPG; "otherwise as per DQN" (appendix D): Ape-X DQN's 512
-    n_step: int = 3                  # "otherwise as per DQN": Ape-X DQN's n
-    gamma: float = 0.99
-    lr: float = 1e-4                 # Adam, actor and critic
-    actor_grad_clip: float = 1.0     # element-wise, on the actor's gradient
-    target_update: int = 100         # batches between target-network copies
+    batch_size: int = ranged(512, ge=1)  # unstated for DPG; "otherwise as per DQN" (appendix D): Ape-X DQN's 512
+    n_step: int = ranged(3, ge=1)  # "otherwise as per DQN": Ape-X DQN's n
+    gamma: float = ranged(0.99, ge=0, le=1)
+    lr: float = ranged(1e-4, gt=0)  # Adam, actor and critic
+    actor_grad_clip: float = ranged(1.0, gt=0)  # element-wise, on the actor's gradient
+    target_update: int = ranged(100, ge=1)  # batches between target-network copies
     prefetch: int = 16
 
 
@@ -272,7 +301,7 @@ class DPGNetConfig:
 class ApexDPGConfig(RunConfig):
     architecture: str = "apex-dpg"
     env: str = "HalfCheetah-v5"
-    eval_epsilon: float = 0.0        # the noiseless deterministic policy
+    eval_epsilon: float = ranged(0.0, ge=0, le=1)  # the noiseless deterministic policy
     actor: DPGActorConfig = field(default_factory=DPGActorConfig)
     replay: DPGReplayConfig = field(default_factory=DPGReplayConfig)
     learner: DPGLearnerConfig = field(default_factory=DPGLearnerConfig)
@@ -285,39 +314,39 @@ class ApexDPGConfig(RunConfig):
 
 @dataclass
 class BA3CWorkerConfig:
-    n_sim: int = 10                  # envs per worker, stepped together with one batched forward pass
-    t_max: int = 5                   # steps per env before its n-step returns are computed (BA3C's local_time_max)
-    batch_size: int = 32             # bs: data points (state, action, n-step return) per gradient
-    max_episode_frames: int = 50_000
+    n_sim: int = ranged(10, ge=1)  # envs per worker, stepped together with one batched forward pass
+    t_max: int = ranged(5, ge=1)  # steps per env before its n-step returns are computed (BA3C's local_time_max)
+    batch_size: int = ranged(32, ge=1)  # bs: data points (state, action, n-step return) per gradient
+    max_episode_frames: int = ranged(50_000, ge=1)
 
 
 @dataclass
 class BA3CAlgoConfig:
-    gamma: float = 0.99
-    entropy_beta: float = 0.01
-    value_coef: float = 0.5
-    grad_clip: float = 40.0          # global gradient-norm clip on each worker's gradient
-    reward_scale: float = 1.0        # rewards are multiplied by this for learning only (reported returns are raw)
+    gamma: float = ranged(0.99, ge=0, le=1)
+    entropy_beta: float = ranged(0.01, ge=0)
+    value_coef: float = ranged(0.5, ge=0)
+    grad_clip: float = ranged(40.0, gt=0)  # global gradient-norm clip on each worker's gradient
+    reward_scale: float = ranged(1.0, gt=0)  # rewards are multiplied by this for learning only (reported returns are raw)
 
 
 @dataclass
 class BA3CAdamConfig:
-    lr: float = 1e-3
-    eps: float = 1e-8                # the paper's table; it used 1e-3 for Pong
-    beta1: float = 0.8
-    beta2: float = 0.75
+    lr: float = ranged(1e-3, gt=0)
+    eps: float = ranged(1e-8, gt=0)  # the paper's table; it used 1e-3 for Pong
+    beta1: float = ranged(0.8, ge=0, lt=1)
+    beta2: float = ranged(0.75, ge=0, lt=1)
     anneal: bool = False             # lr linearly to 0 over max_frames, as A3C does; the paper's BA3C keeps it constant
 
 
 @dataclass
 class BA3CSyncConfig:
-    mode: str = "sync"               # sync: the chief applies a round's mean; async: each push on arrival
-    fraction: float = 0.9            # sync: share of the workers whose gradients close a round
+    mode: str = ranged("sync", choices=("sync", "async"))  # sync: the chief applies a round's mean; async: each push on arrival
+    fraction: float = ranged(0.9, gt=0, le=1)  # sync: share of the workers whose gradients close a round
 
 
 @dataclass
 class BA3CPSConfig:
-    shards: int = 4                  # ps: parameter-server shards
+    shards: int = ranged(4, ge=1)  # ps: parameter-server shards
 
 
 @dataclass
@@ -327,15 +356,15 @@ class BA3CNetConfig:
 
 @dataclass
 class BA3CRayConfig:
-    rounds_per_call: int = 10        # gradients a worker computes per remote call (progress is counted per call)
+    rounds_per_call: int = ranged(10, ge=1)  # gradients a worker computes per remote call (progress is counted per call)
 
 
 @dataclass
 class BA3CConfig(RunConfig):
     architecture: str = "ba3c"
-    actors: int = 64                 # n workers (the paper's final setup)
-    checkpoint_every: int = 1000     # rounds (global steps) between checkpoints
-    eval_every: int = 1000           # rounds between greedy evaluations with frozen parameters (ray)
+    actors: int = ranged(64, ge=1)  # n workers (the paper's final setup)
+    checkpoint_every: int = ranged(1000, ge=1)  # rounds (global steps) between checkpoints
+    eval_every: int = ranged(1000, ge=0, accepted="whole numbers >= 0 (0: only at the end)")  # rounds between greedy evaluations with frozen parameters (ray)
     worker: BA3CWorkerConfig = field(default_factory=BA3CWorkerConfig)
     rl: BA3CAlgoConfig = field(default_factory=BA3CAlgoConfig)
     optim: BA3CAdamConfig = field(default_factory=BA3CAdamConfig)
