@@ -55,3 +55,37 @@ def test_the_evaluation_cap_cuts_atari_episodes():
     arch = make_architecture(cfg)
     result = arch.make_evaluator().evaluate(arch.make_net().state_dict())
     assert -5 <= result["returns"][0] <= 0
+
+
+def declared(obj, prefix=""):
+    """(key, metadata, type) of every leaf declared with a range."""
+    import dataclasses
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value):
+            yield from declared(value, f"{prefix}{f.name}.")
+        elif "range" in f.metadata:
+            yield prefix + f.name, f.metadata, f.type
+
+
+def just_outside(meta, kind):
+    ge, gt, le, lt, choices = meta["range"]
+    step = 1 if kind == "int" else 0.5
+    if choices is not None:
+        return "no-such-choice"
+    if ge is not None:
+        return ge - step
+    if gt is not None:
+        return gt
+    return (le + step) if le is not None else lt
+
+
+@pytest.mark.parametrize("arch,env", [("apex", "CartPole-v1"), ("gorila", "CartPole-v1"), ("a3c", "CartPole-v1"),
+                                      ("ba3c", "CartPole-v1"), ("apex-dpg", "Pendulum-v1")])
+def test_every_declared_range_refuses_the_value_just_outside_it(arch, env):
+    keys = list(declared(C.ARCHITECTURES[arch]()))
+    assert len(keys) >= 20  # the sections declare their ranges
+    for key, meta, kind in keys:
+        bad = just_outside(meta, kind)
+        with pytest.raises(ConfigError, match=f"invalid value .* for {key}: accepted values are"):
+            C.build_config(arch, env, overrides={key: bad})
