@@ -83,6 +83,30 @@ def test_a3c_loss_terms_by_hand():
     assert values.grad.tolist() == pytest.approx([-0.5, 0.25])
 
 
+def test_summed_rollout_losses_are_the_papers_accumulated_gradients():
+    """reduction="sum" (the paper: Algorithm S3 adds every step's gradient): twice the two-step mean."""
+    logits, actions, returns, values = _a3c_batch()
+    total, terms = a3c_loss(logits, actions, returns, values, reduction="sum")
+    policy, value = -math.log(1.5), 0.5 * (1.0 + 0.25)  # -(ln 0.75 - 0.5 ln 0.25) = -ln 1.5; 0.5 * sum(A^2)
+    entropy = -2 * (0.25 * math.log(0.25) + 0.75 * math.log(0.75))
+    assert (terms["policy"], terms["value"], terms["entropy"]) == pytest.approx((policy, value, entropy))
+    assert total.item() == pytest.approx(policy + value - 0.01 * entropy)
+    total.backward()
+    assert values.grad.tolist() == pytest.approx([-1.0, 0.5])  # dV = (V - R), unscaled by the length
+    q = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    loss = q_loss(q, torch.tensor([1, 0]), torch.tensor([3.0, 1.0]), reduction="sum")
+    assert loss.item() == pytest.approx(2.5)  # 0.5 + 2
+    loss.backward()
+    assert q.grad.flatten().tolist() == pytest.approx([0.0, -1.0, 2.0, 0.0])
+
+
+def test_a3c_paper_preset_sums_and_small_presets_keep_the_mean():
+    from distrl import config as C
+    assert C.build_config("a3c", "ALE/Pong-v5").rl.reduction == "sum"
+    for preset in ("a3c-cartpole", "a3c-pendulum", "a3c-minatar", "nstep-q-cartpole", "sarsa-minatar"):
+        assert C.PRESETS[preset][2]["rl.reduction"] == "mean"
+
+
 def test_a3c_policy_gradient_by_hand_and_advantage_detached():
     logits, actions, returns, values = _a3c_batch()
     total, _ = a3c_loss(logits, actions, returns, values, entropy_beta=0.0, value_coef=0.0)

@@ -7,29 +7,36 @@ import math
 import torch
 import torch.nn.functional as F
 
+REDUCTIONS = {"sum": torch.sum, "mean": torch.mean}
+
 
 def _combine(log_prob: torch.Tensor, entropy: torch.Tensor, returns: torch.Tensor, values: torch.Tensor,
-             entropy_beta: float, value_coef: float) -> tuple[torch.Tensor, dict[str, float]]:
-    """policy = -mean(log pi(a|s) * A) with A = (R - V) detached, so the policy term never pushes
-    on the value head; value = value_coef * mean((R - V)^2). value_coef=0.5 is the usual
-    1/2 (R - V)^2 whose gradient is (R - V) dV, i.e. the paper's d(R - V)^2 up to a factor 2."""
+             entropy_beta: float, value_coef: float, reduction: str) -> tuple[torch.Tensor, dict[str, float]]:
+    """policy = -reduce(log pi(a|s) * A) with A = (R - V) detached, so the policy term never pushes
+    on the value head; value = value_coef * reduce((R - V)^2). value_coef=0.5 is the usual
+    1/2 (R - V)^2 whose gradient is (R - V) dV, i.e. the paper's d(R - V)^2 up to a factor 2.
+    `reduction` "sum" accumulates the steps' gradients as the paper's algorithms do (A3C's
+    Algorithm S3 adds each step's gradient to d theta); "mean" divides that by the rollout's length
+    (as BA3C's batches do)."""
+    reduce = REDUCTIONS[reduction]
     advantage = returns - values
-    policy = -(log_prob * advantage.detach()).mean()
-    value = value_coef * advantage.pow(2).mean()
-    ent = entropy.mean()
+    policy = -reduce(log_prob * advantage.detach())
+    value = value_coef * reduce(advantage.pow(2))
+    ent = reduce(entropy)
     total = policy + value - entropy_beta * ent
     return total, {"policy": policy.item(), "value": value.item(), "entropy": ent.item()}
 
 
 def a3c_loss(logits: torch.Tensor, actions: torch.Tensor, returns: torch.Tensor, values: torch.Tensor,
-             entropy_beta: float = 0.01, value_coef: float = 0.5) -> tuple[torch.Tensor, dict[str, float]]:
+             entropy_beta: float = 0.01, value_coef: float = 0.5,
+             reduction: str = "mean") -> tuple[torch.Tensor, dict[str, float]]:
     """total = policy + value - beta * entropy for a softmax policy over `logits` [B, A].
 
     Returns (scalar total, {"policy", "value", "entropy"} as floats)."""
     log_pi = F.log_softmax(logits, dim=-1)
     log_prob = log_pi.gather(1, actions.long().unsqueeze(1)).squeeze(1)
     entropy = -(log_pi.exp() * log_pi).sum(dim=-1)
-    return _combine(log_prob, entropy, returns, values, entropy_beta, value_coef)
+    return _combine(log_prob, entropy, returns, values, entropy_beta, value_coef, reduction)
 
 
 def gaussian_log_prob(action: torch.Tensor, mean: torch.Tensor, var: torch.Tensor) -> torch.Tensor:
@@ -44,7 +51,7 @@ def gaussian_entropy(var: torch.Tensor) -> torch.Tensor:
 
 def a3c_continuous_loss(mean: torch.Tensor, var: torch.Tensor, actions: torch.Tensor, returns: torch.Tensor,
                         values: torch.Tensor, entropy_beta: float = 1e-4,
-                        value_coef: float = 0.5) -> tuple[torch.Tensor, dict[str, float]]:
+                        value_coef: float = 0.5, reduction: str = "mean") -> tuple[torch.Tensor, dict[str, float]]:
     """The A3C loss for a Gaussian policy (linear mean, softplus variance, as in the paper's MuJoCo runs)."""
     log_prob = gaussian_log_prob(actions, mean, var)
-    return _combine(log_prob, gaussian_entropy(var), returns, values, entropy_beta, value_coef)
+    return _combine(log_prob, gaussian_entropy(var), returns, values, entropy_beta, value_coef, reduction)

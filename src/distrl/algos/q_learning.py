@@ -39,11 +39,13 @@ def sarsa_targets(reward: torch.Tensor, done: torch.Tensor, next_q_target: torch
     return reward + gamma * (1.0 - done.float()) * q_next
 
 
-def q_loss(q: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """mean 1/2 (y - Q(s, a))^2 over the batch; the mean (not the paper's sum over the t_max
-    segment) keeps the step size independent of segment length. Targets carry no gradient."""
+def q_loss(q: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
+    """1/2 (y - Q(s, a))^2 over the t_max segment, summed as the paper accumulates its steps'
+    gradients ("sum") or averaged, which keeps the step size independent of the segment's length
+    ("mean"). Targets carry no gradient."""
     q_sa = q.gather(1, actions.long().unsqueeze(1)).squeeze(1)
-    return 0.5 * (targets.detach() - q_sa).pow(2).mean()
+    errors = 0.5 * (targets.detach() - q_sa).pow(2)
+    return errors.sum() if reduction == "sum" else errors.mean()
 
 
 def exploration_epsilons(num_workers: int, rng: np.random.Generator) -> np.ndarray:

@@ -103,6 +103,7 @@ class A3C(Saveable):
             lambda: make_env(cfg.env, "train", seed=seed, max_episode_frames=cap), self.make_net(), store,
             algo=cfg.algo, t_max=cfg.rl.t_max, gamma=cfg.rl.gamma, entropy_beta=cfg.rl.entropy_beta,
             value_coef=cfg.rl.value_coef, grad_clip=cfg.rl.grad_clip, reward_scale=cfg.rl.reward_scale,
+            reduction=cfg.rl.reduction,
             target=self.make_net().requires_grad_(False) if q_method else None,
             target_update=cfg.rl.target_update, final_epsilon=float(self.final_epsilons[index]),
             epsilon_anneal_frames=cfg.rl.epsilon_anneal_frames, frame_skip=self.frame_skip, seed=seed % 2**31)

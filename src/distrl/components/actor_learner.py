@@ -25,13 +25,13 @@ class ActorLearner:
 
     def __init__(self, make_env: Callable[[], Any], net: nn.Module, store: Any, *, algo: str, t_max: int,
                  gamma: float, entropy_beta: float = 0.01, value_coef: float = 0.5, grad_clip: float = 40.0,
-                 reward_scale: float = 1.0,
+                 reward_scale: float = 1.0, reduction: str = "mean",
                  target: nn.Module | None = None, target_update: int = 40_000, final_epsilon: float = 0.1,
                  epsilon_anneal_frames: int = 4_000_000, frame_skip: int = 1, seed: int = 0):
         self.env, self.net, self.store, self.algo = make_env(), net, store, algo
         self.t_max, self.gamma, self.entropy_beta, self.value_coef = t_max, gamma, entropy_beta, value_coef
         self.grad_clip, self.target, self.target_update = grad_clip, target, target_update
-        self.reward_scale = reward_scale
+        self.reward_scale, self.reduction = reward_scale, reduction
         self.final_epsilon, self.epsilon_anneal_frames = final_epsilon, epsilon_anneal_frames
         self.frame_skip = frame_skip
         self.rng = np.random.default_rng(seed)
@@ -149,22 +149,23 @@ class ActorLearner:
         if self.algo == "a3c":
             if self.continuous:
                 loss, _ = a3c_continuous_loss(torch.stack(means), torch.stack(variances), torch.stack(actions),
-                                              returns, torch.stack(values), self.entropy_beta, self.value_coef)
+                                              returns, torch.stack(values), self.entropy_beta, self.value_coef,
+                                              self.reduction)
             else:
                 loss, _ = a3c_loss(torch.stack(logits_list), torch.tensor(actions), returns, torch.stack(values),
-                                   self.entropy_beta, self.value_coef)
+                                   self.entropy_beta, self.value_coef, self.reduction)
             return loss
         q = self.net(torch.as_tensor(np.stack(obs_list)))
         a = torch.tensor(actions)
         if self.algo == "nstep_q":
-            return q_loss(q, a, returns)
+            return q_loss(q, a, returns, self.reduction)
         with torch.no_grad():
             next_q = self.target(torch.as_tensor(np.stack(next_obs_list)))
         if self.algo == "onestep_q":
             targets = onestep_q_targets(r, d, next_q, self.gamma)
         else:
             targets = sarsa_targets(r, d, next_q, torch.tensor(next_actions), self.gamma)
-        return q_loss(q, a, targets)
+        return q_loss(q, a, targets, self.reduction)
 
     def _push(self, loss: torch.Tensor) -> None:
         self.net.zero_grad(set_to_none=True)

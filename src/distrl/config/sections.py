@@ -213,6 +213,7 @@ class A3CAlgoConfig:
     target_update: int = ranged(40_000, ge=1)  # Q methods: global frames between target-network refreshes
     epsilon_anneal_frames: int = ranged(4_000_000, ge=1)  # Q methods: 1 -> the worker's final epsilon over these global frames
     reward_scale: float = ranged(1.0, gt=0)  # rewards are multiplied by this for learning only (reported returns are raw)
+    reduction: str = ranged("sum", choices=("sum", "mean"))  # a rollout's step losses summed, as the paper accumulates them
 
 
 @dataclass
