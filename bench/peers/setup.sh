@@ -15,7 +15,9 @@ PINS=(
   "torch==2.13.0"              # first and alone: this pin resolves to the CPU wheel here; a bare
                                # `torch` pulled in by another package would fetch a multi-GB CUDA build
   "numpy==2.4.6"
-  "gymnasium==1.2.2"           # ray[rllib]==2.60.0 requires exactly this
+  "gymnasium[mujoco]==1.2.2"   # ray[rllib]==2.60.0 requires exactly this; the mujoco extra for
+                               # bench/peers/continuous.py
+  "mujoco==4.0.0"              # the project's own .venv has the same
   "ale-py==0.12.1"
   "ray[rllib]==2.60.0"
   "stable-baselines3==2.9.2"
@@ -48,7 +50,7 @@ PIP=("$VENV/bin/python" -m pip install --disable-pip-version-check --quiet)
 import importlib.metadata as md
 import torch
 assert not torch.version.cuda, f"torch {torch.__version__} is a CUDA build; reinstall torch==2.13.0 first"
-for name in ("distrl", "torch", "numpy", "gymnasium", "ale-py", "ray", "stable-baselines3", "cpprb", "minatar"):
+for name in ("distrl", "torch", "numpy", "gymnasium", "ale-py", "ray", "stable-baselines3", "cpprb", "minatar", "mujoco"):
     print(f"  {name} {md.version(name)}")
 EOF
 printf '%s\n' "$WANT" > "$MARKER"
