@@ -6,8 +6,8 @@ Run: python bench/a3c_throughput.py [--seconds S] [--workers 1,2] [--shards 1,2]
 
 Workers are placed as `distrl train a3c --runtime ray` places them: one Ray actor per worker
 (distrl.runtime.ray.a3c.ActorLearnerHost, algo a3c, one torch thread each), attached by name to a
-SharedMemoryParams that the driver owns (`params.store=shared`), or talking to one Ray actor per
-shard (distrl.runtime.ray.hosts.ShardHost, `params.store=sharded`), so the sharded figures include
+SharedMemoryParams that the driver owns (`ps.store=shared`), or talking to one Ray actor per
+shard (distrl.runtime.ray.hosts.ShardHost, `ps.store=sharded`), so the sharded figures include
 Ray's transport of every push+pull. Presets: a3c-cartpole for CartPole-v1 (MLP 128), a3c-atari for
 Pong (the A3C CNN; frame skip 4, so env frames = agent steps x 4, as the workers count them).
 
@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 def make_cfg(env: str, workers: int, store: str, shards: int):
     from distrl import config as C
     overrides = {"actors": workers, "torch_threads": 1, "seed": 0, "eval_episodes": 0,
-                 "params.store": store, "params.shards": shards}
+                 "ps.store": store, "ps.shards": shards}
     return C.build_config("a3c", env, overrides=overrides)
 
 

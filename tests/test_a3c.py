@@ -37,7 +37,7 @@ def test_every_algorithm_runs_inline_and_updates_the_store(tmp_path, algo):
 
 
 def test_sharded_store_runs_the_same_wiring(tmp_path):
-    summary = train(small_cfg(tmp_path, **{"params.store": "sharded", "params.shards": 2}), live=False)
+    summary = train(small_cfg(tmp_path, **{"ps.store": "sharded", "ps.shards": 2}), live=False)
     assert summary["updates"] >= 300
 
 

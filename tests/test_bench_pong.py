@@ -39,7 +39,7 @@ def test_a_few_seconds_of_pong_write_the_curve_the_summary_and_the_figure(tmp_pa
     cmd = [sys.executable, str(ROOT / "bench" / "pong.py"), "--cpu", "--budget-s", "75", "--run-dir", str(run_dir),
            "--out-root", str(tmp_path / "out"), "--set", "replay.min_size=300", "--set", "learner.batch_size=16",
            "--set", "replay.capacity=2000", "--set", "eval_episodes=1", "--set", "eval_every=20",
-           "--set", "log_every_s=2", "--set", "actor.max_episode_frames=2000"]
+           "--set", "log_every_s=2", "--set", "max_episode_frames=2000"]
     subprocess.run(cmd, check=True, cwd=ROOT, timeout=400, capture_output=True)
     with open(run_dir / "curve.csv", newline="") as f:
         curve = list(csv.DictReader(f))

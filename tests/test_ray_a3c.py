@@ -23,7 +23,7 @@ def cfg_for(tmp_path, frames, **extra):
 @pytest.mark.parametrize("store", ["shared", "sharded"])
 def test_ray_workers_update_one_store(tmp_path, store):
     before = set(os.listdir("/dev/shm"))
-    summary = train(cfg_for(tmp_path, 4000, **{"params.store": store, "params.shards": 2}), live=False)
+    summary = train(cfg_for(tmp_path, 4000, **{"ps.store": store, "ps.shards": 2}), live=False)
     assert summary["runtime"] == "ray" and summary["frames"] >= 4000 and summary["updates"] >= 4000 // 5
     assert summary["faults"] == {"worker_restarts": 0} and summary["eval_episodes"] == 2
     assert list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))

@@ -33,7 +33,7 @@ CASES = {
     "apex": ("CartPole-v1", {"max_frames": 60_000, "eval_every": 2000}, 400, 200, 8),
     "gorila": ("CartPole-v1", {"max_frames": 160_000, "ps.shards": 2, "ps.anneal": True, "eval_every": 8000},
                400, 100, 30),
-    "a3c": ("CartPole-v1", {"max_frames": 200_000, "params.store": "sharded", "params.shards": 2}, 400, 100, 20),
+    "a3c": ("CartPole-v1", {"max_frames": 200_000, "ps.store": "sharded", "ps.shards": 2}, 400, 100, 20),
     "ba3c": ("CartPole-v1", {"max_frames": 200_000}, 400, 100, 12),
     "apex-dpg": ("Pendulum-v1", {"max_frames": 60_000}, -300, 150, 15),
 }

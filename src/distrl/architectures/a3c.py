@@ -1,6 +1,6 @@
 """The A3C family (Mnih et al. 2016) as a wiring: N actor-learners, each with its own env and no
 replay, pushing gradients to one parameter store: SharedMemoryParams (one host, shared RMSProp,
-Hogwild) or the sharded parameter server (`params.store=sharded`, RMSProp on every shard).
+Hogwild) or the sharded parameter server (`ps.store=sharded`, RMSProp on every shard).
 
 This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
 
@@ -83,7 +83,7 @@ class A3C(Saveable):
     def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
         """A shard of the sharded store: the paper's RMSProp (eps inside the square root), as the shared store."""
         o = self.cfg.optim
-        sl = shard_slices(self.n_params, self.cfg.params.shards)[index]
+        sl = shard_slices(self.n_params, self.cfg.ps.shards)[index]
         return self.initial_params()[sl], {"optimizer": "rmsprop", "lr": o.lr, "decay": o.decay, "eps": o.eps,
                                            "anneal_updates": self.anneal_updates()}
 
@@ -92,7 +92,7 @@ class A3C(Saveable):
         return ParamShard(values, **options)
 
     def shard_sizes(self) -> list[int]:
-        return [s.stop - s.start for s in shard_slices(self.n_params, self.cfg.params.shards)]
+        return [s.stop - s.start for s in shard_slices(self.n_params, self.cfg.ps.shards)]
 
     # ---- workers ---------------------------------------------------------------------------
     def make_worker(self, index: int, store: Any) -> ActorLearner:
@@ -122,12 +122,12 @@ class A3C(Saveable):
 
     # ---- checkpoints -----------------------------------------------------------------------
     def checkpoint_meta(self) -> dict:
-        return {**super().checkpoint_meta(), "algo": self.cfg.algo, "store": self.cfg.params.store}
+        return {**super().checkpoint_meta(), "algo": self.cfg.algo, "store": self.cfg.ps.store}
 
     def role_counts(self) -> dict[str, tuple[int, str]]:
-        if self.cfg.params.store == "shared":
-            return {"ps": (1, "params.store=sharded --set params.shards")}
-        return {"ps": (self.cfg.params.shards, "params.shards")}
+        if self.cfg.ps.store == "shared":
+            return {"ps": (1, "ps.store=sharded --set ps.shards")}
+        return {"ps": (self.cfg.ps.shards, "ps.shards")}
 
     @staticmethod
     def store_states(store: Any) -> list[dict]:

@@ -63,7 +63,7 @@ class Apex(Saveable):
 
     def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> Actor:
         cfg, seed = self.cfg, self.seeds.workers[index]
-        cap = cfg.actor.max_episode_frames if self.atari else None
+        cap = cfg.max_episode_frames if self.atari else None
         k = cfg.actor.envs_per_actor
 
         def env_fn(j: int):

@@ -73,7 +73,7 @@ class BA3C(Saveable):
     # ---- workers ---------------------------------------------------------------------------
     def make_worker(self, index: int) -> BatchedWorker:
         cfg, w, seed = self.cfg, self.cfg.worker, self.seeds.workers[index] % 2**31
-        cap = w.max_episode_frames if self.atari else None
+        cap = cfg.max_episode_frames if self.atari else None
         return BatchedWorker(
             lambda i: make_env(cfg.env, "train", seed=seed + i, max_episode_frames=cap), w.n_sim, self.make_net(),
             t_max=w.t_max, batch_size=w.batch_size, gamma=cfg.rl.gamma, entropy_beta=cfg.rl.entropy_beta,

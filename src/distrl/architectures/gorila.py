@@ -133,7 +133,7 @@ class Gorila(Saveable):
 
     def make_actor(self, index: int, sink: Sink, ps: Any, source: ParameterSource | None = None) -> Actor:
         cfg, seed = self.cfg, self.seeds.workers[index]
-        cap = cfg.actor.max_episode_frames if self.atari else None
+        cap = cfg.max_episode_frames if self.atari else None
 
         def env_fn(j: int):
             return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import json
+import sys
 import typing
 from typing import Any
 
@@ -65,7 +66,7 @@ from distrl.config.sections import (
 )
 from distrl.errors import ConfigError
 
-__all__ = ["RUNTIMES", "ActorConfig", "ReplayConfig", "LearnerConfig", "NetConfig", "InlineConfig", "RayConfig",
+__all__ = ["RENAMED", "RUNTIMES", "ActorConfig", "ReplayConfig", "LearnerConfig", "NetConfig", "InlineConfig", "RayConfig",
            "RunConfig", "ApexConfig", "GorilaActorConfig", "GorilaReplayConfig", "GorilaLearnerConfig",
            "ParamServerConfig", "BundleConfig", "GorilaConfig", "A3C_ALGOS", "A3CAlgoConfig", "SharedRMSPropConfig",
            "ParamStoreConfig", "A3CNetConfig", "A3CRayConfig", "A3CConfig", "DPGActorConfig", "DPGReplayConfig",
@@ -137,7 +138,18 @@ def leaf_keys(obj: Any, prefix: str = "") -> list[str]:
     return keys
 
 
+# Old key -> its one name now. Still accepted (presets, --set, the config.json of earlier runs), with a note.
+RENAMED = {"actor.max_episode_frames": "max_episode_frames", "worker.max_episode_frames": "max_episode_frames",
+           "params.store": "ps.store", "params.shards": "ps.shards"}
+_noted: set[str] = set()
+
+
 def set_value(cfg: Any, key: str, value: Any) -> None:
+    if key in RENAMED:
+        if key not in _noted:
+            _noted.add(key)
+            print(f"distrl: config key {key!r} is now {RENAMED[key]!r}; the old name still works", file=sys.stderr)
+        key = RENAMED[key]
     path = key.split(".")
     target = cfg
     for part in path[:-1]:

@@ -46,7 +46,6 @@ class ActorConfig:
     epsilon_alpha: float = ranged(7.0, ge=0)
     flush_size: int = ranged(50, ge=1)  # transitions per batch sent to replay (B = 50)
     pull_every: int = ranged(400, ge=1)  # frames between parameter pulls
-    max_episode_frames: int = ranged(50_000, ge=1)  # training episode cap (Atari frames)
 
 
 @dataclass
@@ -118,6 +117,7 @@ class RunConfig:
     eval_protocol: str = "apex"      # named values of the three below (EVAL_PROTOCOLS); values set by name win
     eval_episodes: int = ranged(20, ge=0)
     eval_epsilon: float = ranged(0.001, ge=0, le=1)
+    max_episode_frames: int = ranged(50_000, ge=1)  # training episode cap in env frames (Atari; other envs keep their own)
     eval_max_frames: int = ranged(108_000, ge=4, accepted="whole numbers >= 4 (emulator frames)")  # evaluation episode cap in emulator frames (Atari only)
     eval_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: only at the end)")  # ray: updates between evaluations of the latest parameters (0: at the end only)
     torch_threads: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: automatic)")  # 0: one thread for vector observations (small nets), torch's default for images
@@ -143,7 +143,6 @@ class GorilaActorConfig:
     epsilon_updates: int = ranged(1_000_000, ge=1)  # global parameter-server updates over which epsilon anneals
     pull_every_steps: int = ranged(1, ge=1)  # K: agent steps between parameter pulls (1 in the paper)
     flush_size: int = ranged(4, ge=1)  # transitions per add to the replay
-    max_episode_frames: int = ranged(50_000, ge=1)
 
 
 @dataclass
@@ -249,10 +248,9 @@ class A3CConfig(RunConfig):
     algo: str = "a3c"                # a3c | nstep_q | onestep_q | sarsa
     actors: int = ranged(16, ge=1)  # actor-learners
     checkpoint_every: int = ranged(10_000, ge=1)  # global updates between checkpoints
-    max_episode_frames: int = ranged(50_000, ge=1)
     rl: A3CAlgoConfig = field(default_factory=A3CAlgoConfig)
     optim: SharedRMSPropConfig = field(default_factory=SharedRMSPropConfig)
-    params: ParamStoreConfig = field(default_factory=ParamStoreConfig)
+    ps: ParamStoreConfig = field(default_factory=ParamStoreConfig)
     net: A3CNetConfig = field(default_factory=A3CNetConfig)
     ray: A3CRayConfig = field(default_factory=A3CRayConfig)
 
@@ -265,7 +263,6 @@ class DPGActorConfig:
     sigma: float = ranged(0.3, ge=0)  # Gaussian exploration noise on each action (action units), clipped to bounds
     flush_size: int = ranged(50, ge=1)  # transitions per batch sent to replay
     pull_every: int = ranged(400, ge=1)  # frames between parameter pulls
-    max_episode_frames: int = 50_000
 
 
 @dataclass
@@ -318,7 +315,6 @@ class BA3CWorkerConfig:
     n_sim: int = ranged(10, ge=1)  # envs per worker, stepped together with one batched forward pass
     t_max: int = ranged(5, ge=1)  # steps per env before its n-step returns are computed (BA3C's local_time_max)
     batch_size: int = ranged(32, ge=1)  # bs: data points (state, action, n-step return) per gradient
-    max_episode_frames: int = ranged(50_000, ge=1)
 
 
 @dataclass

@@ -162,12 +162,12 @@ def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) ->
     if data:
         monitor.add_returns(list(data["returns"]))
     owner = None
-    if cfg.params.store == "shared":
+    if cfg.ps.store == "shared":
         from distrl.params.shared_memory import SharedMemoryParams
         owner = main = arch.create_shared_store()
         stores = [SharedMemoryParams.attach(owner.spec()) for _ in range(cfg.actors)]  # own stats if not shared
     else:
-        main = ShardedParameterServer([arch.make_shard(i) for i in range(cfg.params.shards)])
+        main = ShardedParameterServer([arch.make_shard(i) for i in range(cfg.ps.shards)])
         stores = [main] * cfg.actors
     workers = []
     try:

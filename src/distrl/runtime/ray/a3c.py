@@ -1,6 +1,6 @@
-"""The A3C family on Ray: one actor per actor-learner. With `params.store=shared` the driver owns a
+"""The A3C family on Ray: one actor per actor-learner. With `ps.store=shared` the driver owns a
 SharedMemoryParams and every worker attaches it by name (they must share the driver's host); with
-`params.store=sharded` the parameters live in shard actors (any host), as for Gorila.
+`ps.store=sharded` the parameters live in shard actors (any host), as for Gorila.
 
 Faults: Ray restarts a dead worker (it re-attaches and goes on; its unfinished rollout is lost) and
 a dead shard (from its slice of the latest checkpoint, which the driver writes every
@@ -62,11 +62,11 @@ class ActorLearnerHost:
 def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False,
             hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
     cfg = arch.cfg
-    started = connect(cfg.address, cfg.actors + cfg.params.shards + 2)
+    started = connect(cfg.address, cfg.actors + cfg.ps.shards + 2)
     owner = None
     try:
         data = arch.restore(Path(run_dir), required=resume)
-        if cfg.params.store == "shared":
+        if cfg.ps.store == "shared":
             owner = arch.create_shared_store()
             if data:
                 arch.load_store(owner, data["roles"]["ps"])
@@ -87,7 +87,7 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
         store, spec = owner, owner.spec()
     else:
         shard_cls = ray.remote(ShardHost).options(num_cpus=1, **RESTART)
-        shards = [shard_cls.remote(cfg_dict, i, str(run_dir.resolve())) for i in range(cfg.params.shards)]
+        shards = [shard_cls.remote(cfg_dict, i, str(run_dir.resolve())) for i in range(cfg.ps.shards)]
         store, spec = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes()), None
     worker_cls = ray.remote(ActorLearnerHost).options(num_cpus=1, **RESTART)
     workers = [worker_cls.remote(cfg_dict, i, spec, shards) for i in range(cfg.actors)]
