@@ -141,7 +141,7 @@ class Gorila(Saveable):
         return Actor(env_fn, self.make_net(), [cfg.actor.epsilon_start], sink=sink,
                      source=source or ParamServerSource(ps, self.make_net()), n_step=cfg.learner.n_step,
                      gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
-                     pull_every=cfg.actor.pull_every_steps * self.frame_skip, frame_skip=self.frame_skip,
+                     pull_every=cfg.actor.pull_every, frame_skip=self.frame_skip,
                      seed=seed + 1, epsilon_schedule=self.epsilon)
 
     def make_learner(self, ps: Any, device: str = "cpu") -> ParamServerLearner:

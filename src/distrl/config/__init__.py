@@ -140,7 +140,9 @@ def leaf_keys(obj: Any, prefix: str = "") -> list[str]:
 
 # Old key -> its one name now. Still accepted (presets, --set, the config.json of earlier runs), with a note.
 RENAMED = {"actor.max_episode_frames": "max_episode_frames", "worker.max_episode_frames": "max_episode_frames",
-           "params.store": "ps.store", "params.shards": "ps.shards"}
+           "params.store": "ps.store", "params.shards": "ps.shards",
+           "actor.pull_every_steps": "actor.pull_every"}  # Gorila's actors: agent steps, now frames as every actor's
+STEPS_TO_FRAMES = {"actor.pull_every_steps"}
 _noted: set[str] = set()
 
 
@@ -149,6 +151,9 @@ def set_value(cfg: Any, key: str, value: Any) -> None:
         if key not in _noted:
             _noted.add(key)
             print(f"distrl: config key {key!r} is now {RENAMED[key]!r}; the old name still works", file=sys.stderr)
+        if key in STEPS_TO_FRAMES:
+            from distrl.envs import is_atari
+            value = parse_value(key, int, value) * (4 if is_atari(cfg.env) else 1)
         key = RENAMED[key]
     path = key.split(".")
     target = cfg

@@ -49,7 +49,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "gorila-cartpole": ("gorila", "distrl: 1-step DQN values that solve CartPole-v1 with 2 bundles in 80k frames "
                         "(Adam on the server: AdaGrad 0.01 reached 283 in a probe)", {
         "actors": 2, "max_frames": 80_000, "log_every_s": 2.0, "checkpoint_every": 2000,
-        "actor.epsilon_end": 0.04, "actor.epsilon_updates": 4000, "actor.pull_every_steps": 1,
+        "actor.epsilon_end": 0.04, "actor.epsilon_updates": 4000, "actor.pull_every": 1,
         "actor.flush_size": 4,
         "replay.capacity": 100_000, "replay.min_size": 1000, "replay.compress": False,
         "learner.batch_size": 128, "learner.target_update": 256, "learner.grad_clip": 10.0,
@@ -161,7 +161,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "eval_every": 5_000, "eval_episodes": 10,
         # 100k frames: 2 bundles x 50k steps, one global update per 16 steps of a bundle
         "actor.epsilon_end": 0.01, "actor.epsilon_updates": 6_250, "actor.flush_size": 4,
-        "actor.pull_every_steps": 16,
+        "actor.pull_every": 16,
         "replay.capacity": 100_000, "replay.min_size": 5_000, "replay.compress": False,
         "learner.batch_size": 128, "learner.n_step": 3, "learner.double_q": True, "learner.target_update": 500,
         "learner.grad_clip": 10.0,

@@ -141,7 +141,7 @@ class GorilaActorConfig:
     epsilon_start: float = 1.0
     epsilon_end: float = 0.1
     epsilon_updates: int = ranged(1_000_000, ge=1)  # global parameter-server updates over which epsilon anneals
-    pull_every_steps: int = ranged(1, ge=1)  # K: agent steps between parameter pulls (1 in the paper)
+    pull_every: int = ranged(4, ge=1)  # frames between parameter pulls: K = 1 agent step in the paper, 4 Atari frames
     flush_size: int = ranged(4, ge=1)  # transitions per add to the replay
 
 
