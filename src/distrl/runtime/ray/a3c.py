@@ -24,7 +24,7 @@ from distrl.components.monitor import Monitor
 from distrl.params.param_server import ShardedParameterServer
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
 from distrl.runtime.ray.hosts import EvaluatorHost, ShardHost
-from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, sync_restarts
+from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, saved_on_interrupt, sync_restarts
 
 
 class ActorLearnerHost:
@@ -111,8 +111,9 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
             last = {**last, **a3c_counters(totals, {"version": last.get("learner/updates", 0)})}
         return last
 
-    def checkpoint() -> None:
-        arch.save(run_dir, totals.get("updates", 0), {"ps": arch.store_states(store)}, totals, list(monitor.returns))
+    def checkpoint() -> Path:
+        return arch.save(run_dir, totals.get("updates", 0), {"ps": arch.store_states(store)}, totals,
+                         list(monitor.returns))
 
     monitor.start(counters())
     steps = cfg.ray.steps_per_call
@@ -121,24 +122,25 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
     eval_ref, next_eval = None, cfg.eval_every
     next_checkpoint = totals.get("updates", 0) + cfg.checkpoint_every
     last_log = time.perf_counter()
-    while totals.get("frames", 0) < cfg.max_frames:
-        for i in collect_reports(pending, totals, monitor, faults, "worker_restarts", pids):  # a restarted one re-attaches
-            pending[workers[i].run.remote(steps, totals.get("frames", 0))] = i
-        eval_ref = poll_eval(eval_ref, evaluations, monitor)
-        try:
-            if totals.get("updates", 0) >= next_checkpoint:
-                checkpoint()
-                next_checkpoint += cfg.checkpoint_every
-            if time.perf_counter() - last_log >= cfg.log_every_s:
-                last_log = time.perf_counter()
-                monitor.log(counters(), dict(faults))
-                if cfg.eval_every and eval_ref is None and totals.get("updates", 0) >= next_eval:
-                    eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(store.pull()[0])), totals["updates"])
-                    next_eval += cfg.eval_every
-        except RayActorError:
-            pass  # a shard is restarting: try again at the next tick
-        if hook is not None:
-            hook(state)
+    with saved_on_interrupt(checkpoint):
+        while totals.get("frames", 0) < cfg.max_frames:
+            for i in collect_reports(pending, totals, monitor, faults, "worker_restarts", pids):  # a restarted one re-attaches
+                pending[workers[i].run.remote(steps, totals.get("frames", 0))] = i
+            eval_ref = poll_eval(eval_ref, evaluations, monitor)
+            try:
+                if totals.get("updates", 0) >= next_checkpoint:
+                    checkpoint()
+                    next_checkpoint += cfg.checkpoint_every
+                if time.perf_counter() - last_log >= cfg.log_every_s:
+                    last_log = time.perf_counter()
+                    monitor.log(counters(), dict(faults))
+                    if cfg.eval_every and eval_ref is None and totals.get("updates", 0) >= next_eval:
+                        eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(store.pull()[0])), totals["updates"])
+                        next_eval += cfg.eval_every
+            except RayActorError:
+                pass  # a shard is restarting: try again at the next tick
+            if hook is not None:
+                hook(state)
     collect_reports(pending, totals, monitor, faults, "worker_restarts", pids, timeout=None)
     checkpoint()
     final = monitor.log(counters(), dict(faults))

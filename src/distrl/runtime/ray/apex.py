@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +18,7 @@ from distrl.replay import PrioritizedSampler, SampleToInsertRatio
 from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import RESTART, connect, retry
 from distrl.runtime.ray.hosts import ActorHost, EvaluatorHost, LearnerHost, ReplayShard, prioritized_replay
-from distrl.runtime.ray.reports import collect_reports, count_restart, poll_eval, sync_restarts
+from distrl.runtime.ray.reports import collect_reports, count_restart, poll_eval, saved_on_interrupt, sync_restarts
 
 
 def learner_resources(cfg: C.ApexConfig) -> tuple[float, str]:
@@ -140,8 +139,13 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
         return {"replay_size": c.get("replay/size", 0), "actor_restarts": faults["actor_restarts"],
                 "learner_restarts": faults["learner_restarts"], "replay_waits": waits["base"] + now}
 
+    def save_now() -> str:
+        """The learner's checkpoint at the update it reached, with the driver's frame counts."""
+        ray.get(note_progress(), timeout=30)
+        return ray.get(learner.checkpoint.remote(), timeout=120)
+
     monitor.start(counters())
-    try:
+    with saved_on_interrupt(save_now):
         while totals["frames"] < cfg.max_frames:
             # a dead actor's unsent data is lost
             parked += collect_reports(pending, totals, monitor, faults, "actor_restarts", pids)
@@ -174,13 +178,6 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
                     next_eval = version + cfg.eval_every
             if hook is not None:
                 hook(state)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: save where the run stopped, for --resume
-        try:
-            ray.get(note_progress(), timeout=30)
-            print(f"distrl: saved {ray.get(learner.checkpoint.remote(), timeout=120)}", file=sys.stderr)
-        except (RayActorError, GetTimeoutError):
-            pass  # the learner is restarting: its newest periodic checkpoint stands
-        raise
 
     def wait() -> None:
         time.sleep(0.2)

@@ -30,7 +30,7 @@ from distrl.params.param_server import ShardedParameterServer
 from distrl.params.sync_chief import SyncChief
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
 from distrl.runtime.ray.hosts import EvaluatorHost, ShardHost
-from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, sync_restarts
+from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, saved_on_interrupt, sync_restarts
 
 
 class ChiefHost:
@@ -197,9 +197,9 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
         chief_state["waits"] = []
         return row
 
-    def checkpoint() -> None:
+    def checkpoint() -> Path:
         counts = {**totals, "dropped_late": dropped_base + chief_state["dropped_late"]}
-        arch.save(run_dir, rounds, {"ps": ps.state_dict()}, counts, list(monitor.returns))
+        return arch.save(run_dir, rounds, {"ps": ps.state_dict()}, counts, list(monitor.returns))
 
     monitor.start(ba3c_counters(totals, rounds))
     calls = cfg.ray.rounds_per_call
@@ -208,25 +208,26 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
     eval_ref, next_eval = None, rounds + cfg.eval_every
     next_checkpoint = rounds + cfg.checkpoint_every
     last_log = time.perf_counter()
-    while totals.get("frames", 0) < cfg.max_frames:
-        for i in collect_reports(pending, totals, monitor, faults, "worker_restarts", pids):
-            pending[workers[i].run.remote(calls)] = i
-        eval_ref = poll_eval(eval_ref, evaluations, monitor)
-        try:
-            rounds = _rounds(ps)
-            if rounds >= next_checkpoint:
-                checkpoint()
-                next_checkpoint = rounds + cfg.checkpoint_every
-            if cfg.eval_every and eval_ref is None and rounds >= next_eval:
-                eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(ps.pull()[0])), rounds)
-                next_eval = rounds + cfg.eval_every
-        except RayActorError:
-            pass  # a shard is restarting: try again at the next tick
-        if time.perf_counter() - last_log >= cfg.log_every_s:
-            last_log = time.perf_counter()
-            log()
-        if hook is not None:
-            hook(state)
+    with saved_on_interrupt(checkpoint):
+        while totals.get("frames", 0) < cfg.max_frames:
+            for i in collect_reports(pending, totals, monitor, faults, "worker_restarts", pids):
+                pending[workers[i].run.remote(calls)] = i
+            eval_ref = poll_eval(eval_ref, evaluations, monitor)
+            try:
+                rounds = _rounds(ps)
+                if rounds >= next_checkpoint:
+                    checkpoint()
+                    next_checkpoint = rounds + cfg.checkpoint_every
+                if cfg.eval_every and eval_ref is None and rounds >= next_eval:
+                    eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(ps.pull()[0])), rounds)
+                    next_eval = rounds + cfg.eval_every
+            except RayActorError:
+                pass  # a shard is restarting: try again at the next tick
+            if time.perf_counter() - last_log >= cfg.log_every_s:
+                last_log = time.perf_counter()
+                log()
+            if hook is not None:
+                hook(state)
     if chief is not None:
         retry(lambda: ray.get(chief.release.remote()), lambda: time.sleep(0.2))
     collect_reports(pending, totals, monitor, faults, "worker_restarts", pids, timeout=None)

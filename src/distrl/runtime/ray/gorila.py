@@ -27,7 +27,7 @@ from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
 from distrl.runtime.ray.hosts import BoundedSink, EvaluatorHost, ReplayShard, ShardHost
-from distrl.runtime.ray.reports import Deltas, add_report, count_restart, poll_eval, sync_restarts
+from distrl.runtime.ray.reports import Deltas, add_report, count_restart, poll_eval, saved_on_interrupt, sync_restarts
 
 _ACTOR_KEYS = ("frames", "episodes", "param_pulls")
 
@@ -138,8 +138,8 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
                 shard_pids[i] = pid
                 faults["ps_restarts"] += 1
 
-    def checkpoint() -> None:
-        arch.save_shards(run_dir, ps.state_dict(), totals, list(monitor.returns))
+    def checkpoint() -> Path:
+        return arch.save_shards(run_dir, ps.state_dict(), totals, list(monitor.returns))
 
     def collect(ref: Any, i: int) -> None:
         out = add_report(ref, totals, monitor)
@@ -158,31 +158,32 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     eval_ref, next_eval = None, cfg.eval_every
     next_checkpoint = (restored and min(int(s["version"]) for s in restored["roles"]["ps"]) or 0) + cfg.checkpoint_every
     last_log = time.perf_counter()
-    while totals.get("frames", 0) < cfg.max_frames:
-        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
-        for ref in ready:
-            i = pending.pop(ref)
-            collect(ref, i)
-            pending[bundles[i].run.remote(calls)] = i
-        eval_ref = poll_eval(eval_ref, evaluations, monitor)
-        if time.perf_counter() - last_log >= cfg.log_every_s:
-            last_log = time.perf_counter()
-            check_shards()
-            last_counters = counters()
-            monitor.log(last_counters, {**gorila_gauges(last_counters), **faults})
-            updates = int(last_counters.get("learner/updates", 0))
-            try:
-                if updates >= next_checkpoint:
-                    checkpoint()
-                    next_checkpoint = updates + cfg.checkpoint_every
-                if cfg.eval_every and eval_ref is None and updates >= next_eval:
-                    flat, versions = ps.pull()
-                    eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(flat)), int(versions.min()))
-                    next_eval = updates + cfg.eval_every
-            except RayActorError:
-                pass  # a shard is restarting: try again at the next tick
-        if hook is not None:
-            hook(state)
+    with saved_on_interrupt(checkpoint):
+        while totals.get("frames", 0) < cfg.max_frames:
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+            for ref in ready:
+                i = pending.pop(ref)
+                collect(ref, i)
+                pending[bundles[i].run.remote(calls)] = i
+            eval_ref = poll_eval(eval_ref, evaluations, monitor)
+            if time.perf_counter() - last_log >= cfg.log_every_s:
+                last_log = time.perf_counter()
+                check_shards()
+                last_counters = counters()
+                monitor.log(last_counters, {**gorila_gauges(last_counters), **faults})
+                updates = int(last_counters.get("learner/updates", 0))
+                try:
+                    if updates >= next_checkpoint:
+                        checkpoint()
+                        next_checkpoint = updates + cfg.checkpoint_every
+                    if cfg.eval_every and eval_ref is None and updates >= next_eval:
+                        flat, versions = ps.pull()
+                        eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(flat)), int(versions.min()))
+                        next_eval = updates + cfg.eval_every
+                except RayActorError:
+                    pass  # a shard is restarting: try again at the next tick
+            if hook is not None:
+                hook(state)
 
     for ref, i in pending.items():
         collect(ref, i)

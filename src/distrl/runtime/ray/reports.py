@@ -3,10 +3,13 @@ periodic evaluations. Shared by every Ray driver."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import ray
-from ray.exceptions import RayActorError
+from ray.exceptions import GetTimeoutError, RayActorError
 
 from distrl.components.monitor import Monitor
 
@@ -90,3 +93,18 @@ def poll_eval(ref: Any, evaluations: list[dict], monitor: Monitor) -> Any:
     except RayActorError:
         pass  # the evaluator died with it; the next one is asked for later
     return None
+
+
+@contextmanager
+def saved_on_interrupt(save: Callable[[], Any]) -> Iterator[None]:
+    """Ctrl-C or SIGTERM (the CLI turns it into KeyboardInterrupt) inside the block: save where the run
+    stopped, for --resume, then let the interrupt go on (the caller's finally shuts Ray down). A second
+    signal during the save ends it at once; a part that is restarting keeps its newest periodic checkpoint."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        try:
+            print(f"distrl: saved {save()}", file=sys.stderr)
+        except (RayActorError, GetTimeoutError):
+            pass
+        raise
