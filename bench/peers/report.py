@@ -16,8 +16,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import common as K  # noqa: E402
 from cartpole_solve import summarize  # noqa: E402
+
+import common as K  # noqa: E402
 
 ORDER = ("cartpole", "pong", "replay", "memory")
 

@@ -92,7 +92,7 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
     worker_cls = ray.remote(ActorLearnerHost).options(num_cpus=1, **RESTART)
     workers = [worker_cls.remote(cfg_dict, i, spec, shards) for i in range(cfg.actors)]
     evaluator = ray.remote(EvaluatorHost).options(num_cpus=1, **RESTART).remote(cfg_dict) \
-        if cfg.eval_every or cfg.eval_episodes else None
+        if cfg.eval_episodes else None
     totals: dict[str, int] = {k: int(v) for k, v in (data["counters"] if data else {}).items()}
     if data:
         monitor.add_returns(list(data["returns"]))
@@ -134,7 +134,7 @@ def _drive(arch: A3C, cfg: C.A3CConfig, run_dir: Path, monitor: Monitor, data: d
                 if time.perf_counter() - last_log >= cfg.log_every_s:
                     last_log = time.perf_counter()
                     monitor.log(counters(), dict(faults))
-                    if cfg.eval_every and eval_ref is None and totals.get("updates", 0) >= next_eval:
+                    if cfg.eval_every and cfg.eval_episodes and eval_ref is None and totals.get("updates", 0) >= next_eval:
                         eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(store.pull()[0])), totals["updates"])
                         next_eval += cfg.eval_every
             except RayActorError:

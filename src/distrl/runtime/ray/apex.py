@@ -77,7 +77,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
     actor_cls = ray.remote(ActorHost).options(num_cpus=1, **RESTART, **placement)
     actors = [actor_cls.remote(cfg_dict, i, shards, learner) for i in range(cfg.actors)]
     evaluator = ray.remote(EvaluatorHost).options(num_cpus=1, **RESTART).remote(cfg_dict) \
-        if cfg.eval_every or cfg.eval_episodes else None
+        if cfg.eval_episodes else None
     replay = prioritized_replay(cfg, shards)
 
     totals = {"frames": base.get("frames", 0), "episodes": base.get("episodes", 0),
@@ -172,7 +172,7 @@ def _drive(arch: Apex, cfg: C.ApexConfig, cfg_dict: dict, run_dir: Path, monitor
                 last_counters = counters()
                 monitor.log(last_counters, gauges(last_counters))
                 note_progress()
-                if cfg.eval_every and eval_ref is None and last_counters.get("learner/updates", 0) >= next_eval:
+                if cfg.eval_every and cfg.eval_episodes and eval_ref is None and last_counters.get("learner/updates", 0) >= next_eval:
                     params_ref, version = ray.get(learner.params.remote())
                     eval_ref = evaluator.evaluate.remote(params_ref[0], version)
                     next_eval = version + cfg.eval_every

@@ -167,7 +167,7 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
     shards, chief, workers = start_ba3c(arch, run_dir)
     ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
     evaluator = ray.remote(EvaluatorHost).options(num_cpus=1, **RESTART).remote(C.to_dict(cfg)) \
-        if cfg.eval_every or cfg.eval_episodes else None
+        if cfg.eval_episodes else None
     totals: dict[str, int] = {k: int(v) for k, v in (data["counters"] if data else {}).items()}
     if data:
         monitor.add_returns(list(data["returns"]))
@@ -218,7 +218,7 @@ def _drive(arch: BA3C, cfg: C.BA3CConfig, run_dir: Path, monitor: Monitor, data:
                 if rounds >= next_checkpoint:
                     checkpoint()
                     next_checkpoint = rounds + cfg.checkpoint_every
-                if cfg.eval_every and eval_ref is None and rounds >= next_eval:
+                if cfg.eval_every and cfg.eval_episodes and eval_ref is None and rounds >= next_eval:
                     eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(ps.pull()[0])), rounds)
                     next_eval = rounds + cfg.eval_every
             except RayActorError:

@@ -99,7 +99,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     bundle_cls = ray.remote(BundleHost).options(num_cpus=1, **RESTART)
     bundles = [bundle_cls.remote(cfg_dict, i, shards, global_replay) for i in range(cfg.actors)]
     evaluator = ray.remote(EvaluatorHost).options(num_cpus=1, **RESTART).remote(cfg_dict) \
-        if cfg.eval_every or cfg.eval_episodes else None
+        if cfg.eval_episodes else None
 
     totals: dict[str, int] = {k: int(v) for k, v in (restored["counters"] if restored else {}).items()}
     if restored:
@@ -176,7 +176,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
                     if updates >= next_checkpoint:
                         checkpoint()
                         next_checkpoint = updates + cfg.checkpoint_every
-                    if cfg.eval_every and eval_ref is None and updates >= next_eval:
+                    if cfg.eval_every and cfg.eval_episodes and eval_ref is None and updates >= next_eval:
                         flat, versions = ps.pull()
                         eval_ref = evaluator.evaluate.remote(numpy_params(arch.params(flat)), int(versions.min()))
                         next_eval = updates + cfg.eval_every
