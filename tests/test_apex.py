@@ -181,6 +181,26 @@ def test_each_env_of_each_actor_gets_its_own_epsilon(tmp_path):
     assert arch.actor_epsilons(1)[1] == pytest.approx(0.4 ** 8)
 
 
+def test_epsilon_warmup_falls_from_one_to_each_envs_epsilon_over_learner_updates(tmp_path):
+    """With actor.epsilon_warmup_updates = 100: every env explores fully before parameters arrive, halfway
+    at 50 updates (eps = 1 + 0.5 (eps_i - 1)), and keeps its Ape-X eps_i from 100 updates on."""
+    arch = Apex(small_cfg(tmp_path, actors=1, **{"actor.envs_per_actor": 2, "actor.epsilon_warmup_updates": 100}))
+    learner = arch.make_learner()
+
+    class Source:
+        def latest(self):
+            return learner.latest()
+
+    actor = arch.make_actor(0, sink=lambda batch, priorities: None, source=Source())
+    final = [0.4, 0.4 ** 8]
+    assert actor.epsilons.tolist() == pytest.approx([1.0, 1.0])  # version 0: nothing learned yet
+    for updates, expected in ((50, [0.7, 0.5 + 0.5 * 0.4 ** 8]), (100, final), (5000, final)):
+        learner.updates = updates
+        actor.pull()
+        assert actor.epsilons.tolist() == pytest.approx(expected)
+    assert Apex(small_cfg(tmp_path)).epsilon_schedule(0) is None  # the paper's: no warm-up
+
+
 def test_eval_command_evaluates_the_latest_checkpoint(tmp_path, capsys):
     train(small_cfg(tmp_path, frames=1500), live=False)
     run = tmp_path / "run"

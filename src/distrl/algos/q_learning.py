@@ -53,7 +53,8 @@ def exploration_epsilons(num_workers: int, rng: np.random.Generator) -> np.ndarr
     return rng.choice(np.array(EPSILON_CHOICES), size=num_workers, p=np.array(EPSILON_PROBS))
 
 
-def annealed_epsilon(final: float, frames: int, anneal_frames: int = 4_000_000) -> float:
-    """Linear from 1.0 at frame 0 to `final` at `anneal_frames`, constant afterwards."""
+def annealed_epsilon(final: float | np.ndarray, frames: int, anneal_frames: int = 4_000_000) -> float | np.ndarray:
+    """Linear from 1.0 at frame 0 (and before) to `final` (one, or one per env) at `anneal_frames`, constant
+    afterwards."""
     frac = min(max(frames / anneal_frames, 0.0), 1.0)
     return 1.0 + frac * (final - 1.0)

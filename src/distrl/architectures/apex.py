@@ -5,10 +5,13 @@ This module says what to create and how the parts connect; a runtime (inline, ra
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import torch
 
+from distrl.algos.q_learning import annealed_epsilon
 from distrl.architectures.common import Saveable, Seeds, frame_skip, probe_discrete_env, set_torch_threads
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
 from distrl.components.evaluator import Evaluator
@@ -61,6 +64,14 @@ class Apex(Saveable):
         eps = apex_epsilons(self.cfg.actors * k, self.cfg.actor.epsilon_base, self.cfg.actor.epsilon_alpha)
         return eps[index * k:(index + 1) * k]
 
+    def epsilon_schedule(self, index: int) -> Callable[[int], np.ndarray] | None:
+        """With a warm-up, each eps_i falls linearly from 1 over the first learner updates, so an untrained
+        near-greedy policy cannot stand still while replay fills (MinAtar Freeway); none by default."""
+        warmup, final = self.cfg.actor.epsilon_warmup_updates, np.asarray(self.actor_epsilons(index))
+        if not warmup:
+            return None
+        return lambda version: annealed_epsilon(final, version, warmup)
+
     def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> Actor:
         cfg, seed = self.cfg, self.seeds.workers[index]
         cap = cfg.max_episode_frames if self.atari else None
@@ -71,6 +82,7 @@ class Apex(Saveable):
 
         # The lowest epsilon of all is the last env of the last actor: its returns get their own column.
         return Actor(env_fn, self.make_net(), self.actor_epsilons(index), sink=sink, source=source,
+                     epsilon_schedule=self.epsilon_schedule(index),
                      n_step=cfg.learner.n_step, gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
                      pull_every=cfg.actor.pull_every, frame_skip=self.frame_skip, seed=seed + k,
                      watch_env=k - 1 if index == cfg.actors - 1 else None)

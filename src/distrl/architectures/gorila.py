@@ -128,7 +128,7 @@ class Gorila(Saveable):
     def epsilon(self, global_updates: int) -> float:
         """Linear from epsilon_start to epsilon_end over the first epsilon_updates global updates."""
         a = self.cfg.actor
-        frac = min(1.0, global_updates / a.epsilon_updates)
+        frac = min(1.0, max(0.0, global_updates / a.epsilon_updates))  # -1: nothing pulled yet
         return a.epsilon_start + frac * (a.epsilon_end - a.epsilon_start)
 
     def make_actor(self, index: int, sink: Sink, ps: Any, source: ParameterSource | None = None) -> Actor:

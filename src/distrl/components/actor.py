@@ -139,15 +139,18 @@ class Actor(NStepActor):
     def __init__(self, make_env: Callable[[int], Any], net: nn.Module, epsilons: Sequence[float], *,
                  sink: Sink, source: ParameterSource, n_step: int, gamma: float, flush_size: int,
                  pull_every: int, frame_skip: int = 1, seed: int = 0,
-                 epsilon_schedule: Callable[[int], float] | None = None, watch_env: int | None = None):
-        """`epsilon_schedule(version)`, if given, sets every env's epsilon from the version of the
-        parameters pulled (Gorila anneals epsilon over global parameter-server updates)."""
+                 epsilon_schedule: Callable[[int], float | np.ndarray] | None = None,
+                 watch_env: int | None = None):
+        """`epsilon_schedule(version)`, if given, sets the envs' epsilons (one for all, or one each) from
+        the version of the parameters pulled (Gorila anneals over global parameter-server updates, Ape-X's
+        warm-up over learner updates)."""
         super().__init__(make_env, len(epsilons), net, sink=sink, source=source, n_step=n_step, gamma=gamma,
                          flush_size=flush_size, pull_every=pull_every, frame_skip=frame_skip, seed=seed,
                          watch_env=watch_env)
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
         self.epsilon_schedule = epsilon_schedule
         self._waiting: list[list[dict]] = [[] for _ in self.envs]  # transitions awaiting q(s_{t+k})
+        self._loaded()  # the schedule's epsilons before any parameters arrive (version -1)
         self.pull()
 
     def _loaded(self) -> None:

@@ -44,6 +44,8 @@ class ActorConfig:
     envs_per_actor: int = ranged(1, ge=1)  # envs stepped together with one batched forward pass
     epsilon_base: float = ranged(0.4, ge=0, le=1)  # eps_i = epsilon_base ** (1 + epsilon_alpha * i / (N - 1))
     epsilon_alpha: float = ranged(7.0, ge=0)
+    # learner updates over which every eps_i falls linearly from 1 (0: none, the paper's)
+    epsilon_warmup_updates: int = ranged(0, ge=0)
     flush_size: int = ranged(50, ge=1)  # transitions per batch sent to replay (B = 50)
     pull_every: int = ranged(400, ge=1)  # frames between parameter pulls
 
