@@ -58,7 +58,7 @@ TRAIN_MIN_SIZE = 2000    # replay.min_size for the training runs
 TRAIN_BATCH = 64         # learner.batch_size for the training runs (the preset has 512)
 PAUSED_MIN_SIZE = 10**9  # never reached: the learner stays paused
 # Ray titles its worker processes "ray::<Class>" ("ray::<Class>.<method>" while a call runs).
-ROLES = {"ray::ActorHost": "actors", "ray::LearnerHost": "learner", "ray::ReplayTable": "replay"}
+ROLES = {"ray::ActorWorker": "actors", "ray::LearnerWorker": "learner", "ray::ReplayShard": "replay"}
 
 
 # ------------------------------------------------------------------ the baselines, one process each
@@ -114,7 +114,7 @@ def _bare_loop(index: int, count: int):
     import torch
 
     from distrl.nets import make_q_network
-    torch.set_num_threads(1)  # as distrl's ActorHost
+    torch.set_num_threads(1)  # as distrl's ActorWorker
     envs = _envs(index, count)
     net = make_q_network(envs[0].observation_space.shape, envs[0].action_space.n, dueling=True).eval()
     rng = np.random.default_rng(index)
@@ -185,7 +185,7 @@ class CpuSampler(threading.Thread):
 
     The steady window opens when `ready()` returns a metrics row count (the run has logged and,
     in training runs, the learner is updating) and every actor process has been seen acting (its
-    Ray title is `ray::ActorHost.run`): with N actors starting on 2 cores that takes seconds.
+    Ray title is `ray::ActorWorker.run`): with N actors starting on 2 cores that takes seconds.
     From then on it samples the CPU time of this process and its descendants (raylet, gcs, Ray
     workers), and calls `stop_run()` once the window has lasted `seconds` (or nothing opened in
     `max_wait`). Without psutil it only times the window."""
@@ -218,7 +218,7 @@ class CpuSampler(threading.Thread):
                 t = proc.cpu_times()
             except (self.psutil.NoSuchProcess, self.psutil.AccessDenied, self.psutil.ZombieProcess):
                 continue
-            if title.startswith("ray::ActorHost.run"):
+            if title.startswith("ray::ActorWorker.run"):
                 self.acting.add(proc.pid)
             role = next((r for prefix, r in ROLES.items() if title.startswith(prefix)), title)
             out[proc.pid] = (role if role in ("driver", *ROLES.values()) else "other", t.user + t.system)

@@ -52,7 +52,7 @@ def test_inline_hook_sees_each_round_and_can_end_the_run(tmp_path):
     seen = []
 
     def hook(state):
-        seen.append((state["totals"]["frames"], state["learner"].updates, len(state["replay"])))
+        seen.append((state["totals"]["frames"], state["learner"][0].updates, len(state["replay"][0])))
         if state["totals"]["frames"] >= 1000:
             arch.cfg.max_frames = 0
 

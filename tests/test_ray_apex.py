@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+from types import SimpleNamespace
 
 import pytest
 
@@ -17,6 +18,13 @@ FAST = {"replay.min_size": 300, "checkpoint_every": 200, "eval_episodes": 2, "lo
 
 
 pytestmark = pytest.mark.usefixtures("local_ray")
+
+
+def shard_wiring(args):
+    """What a ReplayShard asks of its wiring: `args()` builds the table's arguments in the shard's process
+    (Ray hands arrays built elsewhere over read-only); a lambda, so Ray ships it by value."""
+    return SimpleNamespace(cfg=SimpleNamespace(run_dir=None, replay=SimpleNamespace(checkpoint=False)),
+                           replay_args=lambda index: args())
 
 
 def cfg_for(tmp_path, frames, **extra):
@@ -39,10 +47,11 @@ def test_actors_deflate_atari_stacks_and_the_replay_files_the_bytes():
     the bytes, and gives back the very stacks the actor had."""
     import numpy as np
 
+    from distrl.components.workers import BoundedSink, ReplayShard
     from distrl.replay import FifoRemover, Packed, PrioritizedSampler
     from distrl.replay.sharded import ShardedReplay
     from distrl.runtime.ray.cluster import call
-    from distrl.runtime.ray.hosts import BoundedSink, ReplayShard
+    from distrl.runtime.ray.placement import RayTransport
     rng = np.random.default_rng(0)
     obs = rng.integers(0, 4, (10, 4, 84, 84), dtype=np.uint8)
     batch = {"obs": obs, "next_obs": obs[::-1].copy(), "action": np.arange(10)}
@@ -55,11 +64,11 @@ def test_actors_deflate_atari_stacks_and_the_replay_files_the_bytes():
             sent.append(batch)
             return ray.put(None)
 
-    BoundedSink(Wire(), 2, frames).add(batch)
+    BoundedSink(Wire(), RayTransport, 2, frames).add(batch)
     assert all(isinstance(sent[0][k], Packed) for k in frames) and sent[0]["action"] is batch["action"]
 
-    shard = ray.remote(ReplayShard).remote(100, PrioritizedSampler(), FifoRemover(), 0, frames)
-    sink = BoundedSink(ShardedReplay([shard], PrioritizedSampler(), call=call, gather=ray.get), 0, frames)
+    shard = ray.remote(ReplayShard).remote(shard_wiring(lambda: (100, PrioritizedSampler(), FifoRemover(), 0, frames)))
+    sink = BoundedSink(ShardedReplay([shard], PrioritizedSampler(), call=call, gather=ray.get), RayTransport, 0, frames)
     sink.add(batch, np.ones(10))
     _, out, _ = ray.get(shard.sample.remote(64))
     np.testing.assert_array_equal(out["obs"], obs[out["action"]])
@@ -86,7 +95,7 @@ def test_killed_replay_pauses_the_learner_until_refilled(tmp_path, train_with_ho
     seen = {}
 
     def hook(state):
-        learner = ray.get(state["learner"].counters.remote())
+        learner = ray.get(state["learner"][0].counters.remote())
         if not seen and learner["updates"] > 20:
             seen["updates_at_kill"] = learner["updates"]
             ray.kill(state["replay"][0], no_restart=False)  # dies as if it crashed; Ray restarts it empty
@@ -146,14 +155,14 @@ def test_killed_learner_resumes_from_its_checkpoint(tmp_path, train_with_hook):
             return
         if seen:  # the first counters the new incarnation reports
             try:
-                seen["after_restart"] = ray.get(state["learner"].counters.remote(), timeout=60)["updates"]
+                seen["after_restart"] = ray.get(state["learner"][0].counters.remote(), timeout=60)["updates"]
             except ray.exceptions.RayActorError:
                 pass
             return
         checkpoints = list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
         if checkpoints:
             seen["checkpoint"] = max(int(p.stem.split("-")[1]) for p in checkpoints)
-            os.kill(ray.get(state["learner"].pid.remote()), signal.SIGKILL)
+            os.kill(ray.get(state["learner"][0].pid.remote()), signal.SIGKILL)
 
     from distrl.runtime import ray as ray_runtime
     summary = train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 9000, checkpoint_every=100), hook)
@@ -170,7 +179,7 @@ def test_an_interrupted_run_saves_where_it_stopped(tmp_path, train_with_hook):
     seen = {}
 
     def hook(state):
-        updates = ray.get(state["learner"].counters.remote())["updates"]
+        updates = ray.get(state["learner"][0].counters.remote())["updates"]
         if updates >= 30:
             seen.update(updates=updates, frames=state["totals"]["frames"])
             raise KeyboardInterrupt
@@ -229,12 +238,13 @@ def test_killed_replay_with_replay_checkpoint_reloads_its_saved_set(tmp_path, tr
 
 
 def test_a_replay_shard_actor_trims_past_capacity():
-    """Ray passes constructor arguments' arrays read-only; the FIFO remover must still work in the actor."""
+    """Ray hands arrays built in another process over read-only: the FIFO remover, built in the shard's
+    own process from the wiring, must still trim there."""
     import numpy as np
 
+    from distrl.components.workers import ReplayShard
     from distrl.replay import FifoRemover, PrioritizedSampler
-    from distrl.runtime.ray.hosts import ReplayShard
-    shard = ray.remote(ReplayShard).remote(100, PrioritizedSampler(0.6, 0.4), FifoRemover(), 0, ())
+    shard = ray.remote(ReplayShard).remote(shard_wiring(lambda: (100, PrioritizedSampler(0.6, 0.4), FifoRemover(), 0, ())))
     for i in range(3):
         batch = {"obs": np.full((50, 4), i, np.float32), "action": np.zeros(50, np.int64)}
         ray.get(shard.add.remote(batch, np.ones(50)))

@@ -1,8 +1,9 @@
 """replay.checkpoint=true: the replay is saved (compressed, atomically) with each checkpoint, only the
 newest checkpoint's set is kept, and a restarted shard or --resume reloads exactly that set."""
 
+from types import SimpleNamespace
+
 import numpy as np
-import pytest
 
 from distrl.checkpoint import replay_path, replay_set, save_checkpoint
 from distrl.cli import main
@@ -29,20 +30,30 @@ def test_only_the_newest_checkpoints_replay_set_is_kept_and_loaded(tmp_path):
     assert replay_set(tmp_path) == {0: replay_path(tmp_path, 40, 0)}  # the newest complete set
 
 
+class ShardWiring:
+    """What a ReplayShard asks of its wiring: the table's arguments, and whether and where to reload."""
+
+    def __init__(self, *args, run_dir=None):
+        self.args = args
+        self.cfg = SimpleNamespace(run_dir=run_dir, replay=SimpleNamespace(checkpoint=run_dir is not None))
+
+    def replay_args(self, index):
+        return self.args
+
+
 def test_a_restarted_replay_shard_reloads_the_saved_set(tmp_path):
-    pytest.importorskip("ray")
-    from distrl.runtime.ray.hosts import ReplayShard
+    from distrl.components.workers import ReplayShard
 
     saved = _table(7)
     saved.save(replay_path(tmp_path, 40, 0))
     _checkpoint(tmp_path, 40)
-    shard = ReplayShard(1000, PrioritizedSampler(0.6, 0.4), None, 99, (), 0, str(tmp_path))
+    shard = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, (), run_dir=str(tmp_path)), 0)
     assert shard.restored()["path"] == str(replay_path(tmp_path, 40, 0)) and len(shard) == 7
     keys, batch, weights = shard.sample(64)
     expected = saved.sample(64)  # the same rng state was saved with it
     assert np.array_equal(keys, expected[0]) and np.allclose(weights, expected[2])
     assert np.array_equal(batch["obs"], expected[1]["obs"])
-    fresh = ReplayShard(1000, PrioritizedSampler(0.6, 0.4), None, 99, (), 1, str(tmp_path))  # no file for shard 1
+    fresh = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, (), run_dir=str(tmp_path)), 1)  # no file for shard 1
     assert len(fresh) == 0 and fresh.restored()["path"] is None
 
 

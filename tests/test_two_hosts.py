@@ -53,7 +53,7 @@ def _cmdline(pid: int) -> str:
 
 
 def _actors_in(ns: str) -> int:
-    return sum("ActorHost" in _cmdline(p) for p in _pids(ns))
+    return sum("ActorWorker" in _cmdline(p) for p in _pids(ns))
 
 
 def _kill_all(ns: str) -> None:

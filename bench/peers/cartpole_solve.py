@@ -11,11 +11,11 @@ the library builds anything (Ray start-up and process creation count) and leaves
 time, during which each contender's training is paused:
 
   SB3, RLlib  synchronous: training waits for the callback / for the driver between iterations.
-  distrl      the Ape-X driver stops dispatching actor calls and the learner is paused through a
-              subclass with pause()/resume() (it takes the learner's own step lock); Gorila
-              bundles cannot be paused mid-call, so their in-flight call (at most 25 rounds of
-              4 steps and 2 updates each) finishes during the evaluation. The inline runtime
-              (distrl-apex-inline, the embedded default) is synchronous: it waits for the hook.
+  distrl      the driver waits for the benchmark's hook: it starts no call meanwhile, so the Ape-X
+              learner ends its call in flight (at most 50 updates) and the actors theirs; Gorila
+              bundles finish their in-flight call (at most 25 rounds of 4 steps and 2 updates each)
+              during the evaluation. The inline runtime (distrl-apex-inline, the embedded default)
+              is synchronous.
 
 Frames are env steps summed over all actors (CartPole has no frame skip). A run that has not solved
 by --max-frames counts as unsolved. Each (contender, seed) runs in its own process, pinned to the
@@ -118,18 +118,11 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
             return int(net(torch.as_tensor(obs)[None]).argmax(1)[0])
 
     def apex_snapshot(state):
-        learner = state["learner"]
-        try:
-            paused["ok"] = bool(ray.get(learner.pause.remote(), timeout=60))
-        except Exception:
-            paused["ok"] = False
-        ref, version = ray.get(learner.params.remote())
+        """The driver waits for the hook: the learner ends its call in flight and gets no other."""
+        paused["ok"] = "after its call in flight (at most 50 updates)"
+        ref, version = ray.get(call(state["learner"][0], "params"))
         net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in ray.get(ref[0]).items()})
         return act, {"updates": int(version)}
-
-    def apex_resume(state):
-        if paused["ok"]:
-            ray.get(state["learner"].resume.remote())
 
     def gorila_snapshot(state):
         from distrl.params.param_server import ShardedParameterServer
@@ -139,8 +132,8 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
         return act, {"updates": int(versions.min())}
 
     def inline_snapshot(state):
-        net.load_state_dict(state["learner"].latest()[0])
-        return act, {"updates": int(state["learner"].updates)}
+        net.load_state_dict(state["learner"][0].latest()[0])
+        return act, {"updates": int(state["learner"][0].updates)}
 
     def hook(state):  # first called once every component exists and the driver loop runs
         ev.ready()
@@ -149,19 +142,14 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
             if solved:
                 arch.cfg.max_frames = 0
             return
-        if arch_name == "apex" and "note" not in paused:
-            paused["note"] = K.replay_fix_note(state["replay"])
         frames = int(state["totals"].get("frames", 0))
         if arch_name == "apex":
-            solved = ev.maybe_eval(frames, lambda: apex_snapshot(state), lambda: apex_resume(state))
+            solved = ev.maybe_eval(frames, lambda: apex_snapshot(state))
         else:
             solved = ev.maybe_eval(frames, lambda: gorila_snapshot(state))
         if solved:
             arch.cfg.max_frames = 0  # the driver's loop ends after this tick
 
-    if arch_name == "apex" and runtime == "ray":
-        rt.LearnerHost = _pausable(rt.LearnerHost)
-        K.writable_replay_shards(rt)
     monitor = Monitor(run_dir, live=False)
     try:
         driver = inline.run_apex if runtime == "inline" else rt.run_apex if arch_name == "apex" else ray_runtime.run_gorila
@@ -171,25 +159,7 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
         shutil.rmtree(run_dir, ignore_errors=True)  # a scratch run: the benchmark records what it needs
     return {**ev.result(), "total_frames": out["frames"], "total_updates": out["updates"],
             "learner_paused_during_eval": "yes (synchronous)" if runtime == "inline" else paused["ok"]
-            if arch_name == "apex" else "no (bundles finish their call)",
-            "replay_readonly_workaround": paused.get("note")}
-
-
-def _pausable(base):
-    """The Ape-X learner with pause()/resume(): holding its step lock stops training between two
-    updates. Built here (pickled by value to the Ray worker), so distrl itself is untouched."""
-
-    class PausableLearner(base):
-        def pause(self) -> bool:
-            self._lock.acquire()
-            return True
-
-        def resume(self) -> bool:
-            self._lock.release()
-            return True
-
-    PausableLearner.__name__ = PausableLearner.__qualname__ = base.__name__  # same process title: ray::LearnerHost
-    return PausableLearner
+            if arch_name == "apex" else "no (bundles finish their call)"}
 
 
 # ------------------------------------------------------------------ stable-baselines3

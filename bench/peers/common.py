@@ -60,49 +60,6 @@ def protect_ray() -> None:
     protect_local_ray("")
 
 
-def writable_replay_shards(rt: Any) -> None:
-    """Benchmark-local workaround for a distrl bug (src/ untouched): distrl.runtime.ray.apex builds each
-    ReplayShard's sampler and remover in the driver and passes them to the Ray actor, and Ray hands
-    numpy arrays inside actor arguments over read-only. FifoRemover writes into its preallocated
-    2x64 queue in place, so with adds of <= 64 items every add raises after storing its items
-    ("assignment destination is read-only"; the actors drop the error), the FIFO stays empty, and
-    the first trim() past replay.capacity raises RuntimeError in the learner, which ends the run.
-    This subclass copies any read-only array of the sampler and remover after construction (a no-op
-    once distrl is fixed) and says what it copied through peers_fixed()."""
-    base = rt.ReplayShard
-    if getattr(base, "peers_fixed", None):
-        return
-
-    class ReplayShard(base):
-        def __init__(self, *args: Any, **kwargs: Any):
-            super().__init__(*args, **kwargs)
-            import numpy as np
-            fixed = []
-            for label, part in (("sampler", self.sampler), ("remover", self.remover)):
-                for obj in (part, *[v for v in vars(part).values() if hasattr(v, "__dict__")]):
-                    for key, value in vars(obj).items():
-                        if isinstance(value, np.ndarray) and not value.flags.writeable:
-                            setattr(obj, key, value.copy())
-                            fixed.append(f"{label}.{type(obj).__name__}.{key}")
-            self._peers_fixed = fixed
-
-        def peers_fixed(self) -> list[str]:
-            return self._peers_fixed
-
-    ReplayShard.__qualname__ = "ReplayShard"
-    rt.ReplayShard = ReplayShard
-
-
-def replay_fix_note(shards: list) -> str:
-    """What writable_replay_shards had to copy in the run's first shard ("" when nothing)."""
-    import ray
-    try:
-        fixed = ray.get(shards[0].peers_fixed.remote(), timeout=60)
-    except Exception as exc:  # noqa: BLE001 - a note, never a failure
-        return f"unknown ({type(exc).__name__})"
-    return ", ".join(fixed)
-
-
 # ------------------------------------------------------------------ comparison 1's evaluation
 
 def greedy_returns(act: Callable[[Any], int], seed: int, episodes: int = EVAL_EPISODES) -> list[float]:
@@ -132,7 +89,7 @@ class PeriodicEval:
     5,000, and remember the first evaluation whose mean is >= 475.
 
     The clock excludes evaluation time: each library pauses its training while it evaluates (SB3
-    and RLlib by construction, distrl's driver and learner by the benchmark), so what is reported
+    and RLlib by construction, distrl because its driver waits for the benchmark's hook), so what is reported
     is training time to the snapshot that solved. Start-up (Ray, processes) is included."""
 
     def __init__(self, seed: int, every: int = EVAL_EVERY_FRAMES, episodes: int = EVAL_EPISODES,

@@ -123,12 +123,10 @@ def _distrl(seconds: float, seed: int, learning_starts: int, batch: int, capacit
     t0 = time.perf_counter()
     arch = make_architecture(cfg)
     (run_dir / "config.json").write_text(C.dumps(cfg))
-    stop = {"at": None, "ready": None, "note": None}
+    stop = {"at": None, "ready": None}
 
     def hook(state):
         now = time.perf_counter()
-        if stop["note"] is None:
-            stop["note"] = K.replay_fix_note(state["replay"])
         if stop["ready"] is None and state["totals"].get("frames", 0) > 0:
             stop["ready"] = now - t0  # ready: the actors' first calls came back
         if stop["ready"] is None:
@@ -137,7 +135,6 @@ def _distrl(seconds: float, seed: int, learning_starts: int, batch: int, capacit
             stop["at"] = monitor.wall_s()
             arch.cfg.max_frames = 0
 
-    K.writable_replay_shards(rt)
     try:
         rt.run_apex(arch, run_dir, monitor, hook=hook)
         monitor.close()
@@ -148,8 +145,7 @@ def _distrl(seconds: float, seed: int, learning_starts: int, batch: int, capacit
         shutil.rmtree(run_dir, ignore_errors=True)  # a scratch run: its metrics rows are read above
     cut = stop["at"] if stop["at"] is not None else float("inf")
     points = [(float(r["wall_s"]), float(r["frames"]), float(r["updates"])) for r in rows if float(r["wall_s"]) <= cut + 0.5]
-    return {**_window(points, batch), "batch_size": batch, "startup_s": round(stop["ready"] or 0, 1),
-            "replay_readonly_workaround": stop["note"]}
+    return {**_window(points, batch), "batch_size": batch, "startup_s": round(stop["ready"] or 0, 1)}
 
 
 # ------------------------------------------------------------------ stable-baselines3

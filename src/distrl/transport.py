@@ -1,7 +1,8 @@
-"""The seam between sharded clients (replay, parameter server) and a transport.
+"""The seam between the parts of a run and where they live.
 
-A client never imports one: `call(shard, method, *args)` starts a call and `gather(list)` waits for
-several. These defaults call local objects at once; the Ray runtime passes `.remote` and `ray.get`."""
+A part never imports a transport: `call(target, method, *args)` starts a call, `gather(list)` waits for
+several, `wait(calls, timeout)` says which have finished, `put(value)` shares a large value once.
+`Local` calls objects in this process at once; the Ray placement passes its own (runtime/ray/)."""
 
 from __future__ import annotations
 
@@ -14,3 +15,39 @@ def local_call(shard: Any, method: str, *args: Any) -> Any:
 
 def local_gather(results: list) -> list:
     return results
+
+
+class Done:
+    """A local call's result, held by reference so the driver can keep it among its calls in flight."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+class Local:
+    """Every call runs at once in this process, so a run is deterministic for a seed."""
+
+    remote = False
+    dead: tuple[type[BaseException], ...] = ()  # a local part cannot die on its own: its errors are bugs
+
+    @staticmethod
+    def call(target: Any, method: str, *args: Any) -> Done:
+        return Done(getattr(target, method)(*args))
+
+    @staticmethod
+    def gather(calls: list, timeout: float | None = None) -> list:
+        return [c.value if isinstance(c, Done) else c for c in calls]
+
+    @staticmethod
+    def wait(calls: list, timeout: float | None = None) -> list:
+        return list(calls)
+
+    @staticmethod
+    def put(value: Any) -> Any:
+        return value
+
+    @staticmethod
+    def idle(seconds: float) -> None:
+        """Nothing to wait for in one process: whatever would arrive is stepped by the caller."""

@@ -12,21 +12,28 @@ import numpy as np
 import torch
 
 from distrl.algos.q_learning import annealed_epsilon
-from distrl.architectures.common import Saveable, Seeds, frame_skip, probe_discrete_env, set_torch_threads
+from distrl.architectures.base import Role, Wiring
+from distrl.architectures.common import Seeds, frame_skip, probe_discrete_env, set_torch_threads
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
+from distrl.components.workers import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard
 from distrl.config import ApexConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import make_q_network
-from distrl.replay import FifoRemover, MinSize, PrioritizedSampler, RateLimiter, ReplayTable
+from distrl.replay import FifoRemover, MinSize, PrioritizedSampler, RateLimiter, ReplayTable, SampleToInsertRatio
+from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 
+LEARNER_CALL = 50  # updates per call of a remote learner: a call a second on a CPU, a few a second on a GPU
 
-class Apex(Saveable):
+
+class Apex(Wiring):
     architecture = "apex"
     # The paper's learning curves follow its greediest actor: the lowest-epsilon env's returns get a column.
     watched_return: str | None = "return_mean_lowest_epsilon"
+    stats_roles = ("replay",)
+    fault_gauges = ("replay_waits",)
 
     def __init__(self, cfg: ApexConfig):
         self.cfg = cfg
@@ -41,11 +48,55 @@ class Apex(Saveable):
         return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
                               hidden=self.cfg.net.hidden)
 
-    def make_replay(self) -> ReplayTable:
+    def roles(self, remote: bool) -> list[Role]:
+        """Actors feed the replay shards and pull from the learner, which samples the shards. In one
+        process a round is inline.actor_steps steps of every actor, then inline.updates_per_round updates."""
+        cfg = self.cfg
+        return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"),
+                     steps=cfg.ray.steps_per_call if remote else cfg.inline.actor_steps, node=cfg.ray.actor_node),
+                Role("learner", 1, LearnerWorker, ("replay",), steps=LEARNER_CALL if remote else
+                     cfg.inline.updates_per_round, gpus=cfg.ray.learner_gpus, threads=4),
+                Role("replay", cfg.replay.shards, ReplayShard),
+                Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
+
+    def replay_args(self, index: int) -> tuple:
+        """ReplayTable's arguments for shard `index`."""
         r = self.cfg.replay
-        return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
-                           remover=self.replay_remover(), seed=self.seeds["replay"],
-                           compress=frame_fields(r.compress, self.obs_shape), limiter=self.replay_limiter())
+        return (-(-r.capacity // r.shards), PrioritizedSampler(alpha=r.alpha, beta=r.beta), self.replay_remover(),
+                self.seeds["replay"] + index, self.compressed(), self.replay_limiter())
+
+    def compressed(self) -> tuple[str, ...]:
+        return frame_fields(self.cfg.replay.compress, self.obs_shape)
+
+    def make_replay(self) -> ReplayTable:
+        return ReplayTable(*self.replay_args(0))
+
+    def replay_client(self, shards: list, transport) -> ShardedReplay:
+        r = self.cfg.replay
+        return ShardedReplay(shards, PrioritizedSampler(r.alpha, r.beta), seed=self.seeds["replay"],
+                             call=transport.call, gather=transport.gather, limiter=self.replay_limiter())
+
+    def limiter(self, remote: bool) -> SampleToInsertRatio | None:
+        """Remote actors wait while inserts outrun the learner's samples by more than one round of actor
+        calls (Reverb's SampleToInsertRatio); in one process the round's fixed steps set the ratio."""
+        cfg, spi = self.cfg, self.cfg.ray.samples_per_insert
+        if not remote or spi <= 0:
+            return None
+        slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor
+        return SampleToInsertRatio(spi, cfg.replay.min_size, error_buffer=spi * slack)
+
+    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict], remote: bool) -> bool:
+        """Before learning starts, and while a restarted replay refills, nothing waits."""
+        limiter = self.limiter(remote)
+        sent = totals.get("actors/transitions_sent", 0)
+        if role != "actors" or limiter is None or sent <= limiter.min_size_to_sample:
+            return True
+        if state.get("learner", {}).get("waiting_for_replay"):
+            return True
+        return limiter.can_insert(0, inserts=sent, samples=totals.get("learner/samples", 0), size=sent)
+
+    def gauges(self, counters: dict[str, float]) -> dict[str, float]:
+        return {"replay_waits": counters.get("learner/replay_waits", 0)}
 
     def replay_limiter(self) -> RateLimiter:
         """Learning starts once the replay holds replay.min_size transitions."""
@@ -100,19 +151,6 @@ class Apex(Saveable):
         if learner.updates % self.cfg.replay.trim_every == 0:
             replay.trim()
         return metrics
-
-    def save_learner(self, run_dir: Path, learner: DQNLearner, counters: dict[str, int],
-                     returns: list[float]) -> Path:
-        """The learner's state (online, target, optimizer, counters) under its update count, the torch
-        RNG, and the run's progress."""
-        return self.save(run_dir, learner.updates, {"learner": [learner.state_dict()]}, counters, returns,
-                         rng=torch.get_rng_state())
-
-    def load_learner(self, learner: DQNLearner, data: dict) -> None:
-        """A restored checkpoint's learner state and RNG into `learner` and this process."""
-        learner.load_state_dict(data["roles"]["learner"][0])
-        if "rng" in data:
-            torch.set_rng_state(data["rng"])
 
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
         """The latest checkpoint's online network, for `distrl eval`."""

@@ -22,7 +22,7 @@ from distrl.config import ApexDPGConfig
 from distrl.envs import is_atari, make_env
 from distrl.errors import ConfigError
 from distrl.nets.dpg import DPGActor, DPGCritic, dpg_pair
-from distrl.replay import PrioritizedRemover, PrioritizedSampler, ReplayTable
+from distrl.replay import PrioritizedRemover
 
 
 class ApexDPG(Apex):
@@ -61,10 +61,8 @@ class ApexDPG(Apex):
     def replay_remover(self) -> PrioritizedRemover:
         return PrioritizedRemover(alpha_evict=self.cfg.replay.alpha_evict)
 
-    def make_replay(self) -> ReplayTable:
-        r = self.cfg.replay
-        return ReplayTable(r.capacity, sampler=PrioritizedSampler(alpha=r.alpha, beta=r.beta),
-                           remover=self.replay_remover(), seed=self.seeds["replay"], limiter=self.replay_limiter())
+    def compressed(self) -> tuple[str, ...]:
+        return ()  # state vectors: nothing to deflate
 
     def make_learner(self, device: str = "cpu") -> DPGLearner:
         le = self.cfg.learner

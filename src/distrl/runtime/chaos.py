@@ -65,7 +65,7 @@ class Chaos:
             self._t0, self._next_actor = now, now + self.every_s
         actors = state.get("actors") or state.get("workers") or state.get("bundles") or []
         replay = [h for h in state.get("replay", []) if h is not None]
-        stateful = [state["learner"]] if state.get("learner") is not None else list(state.get("ps") or [])
+        stateful = list(state.get("learner") or state.get("ps") or [])
         self._ask_pids([*actors, *replay, *stateful])
         frames = state["totals"].get("frames", 0)
         if now >= self._next_actor and self._kill(self._known(actors), "actor", frames):
@@ -74,7 +74,7 @@ class Chaos:
             self._replay_done = self._kill(self._known(replay), "replay", frames)
         if stateful and not self._learner_done and frames >= self.learner_at * self.max_frames \
                 and list_checkpoints(state["run_dir"]):
-            kind = "learner" if state.get("learner") is not None else "ps_shard"
+            kind = "learner" if state.get("learner") else "ps_shard"
             killed = self._kill(self._known(stateful), kind, frames, run_dir=state["run_dir"])
             if killed:
                 self._learner_done = True

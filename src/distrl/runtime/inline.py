@@ -13,11 +13,12 @@ import numpy as np
 from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.architectures.apex import Apex
 from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
+from distrl.architectures.base import Role, Wiring
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
-from distrl.checkpoint import replay_path, replay_set
 from distrl.components.monitor import Monitor
 from distrl.params.param_server import ShardedParameterServer
-from distrl.replay import ReplayTable
+from distrl.runtime.driver import drive
+from distrl.transport import Local
 
 
 def _sum_counters(base: dict[str, int], parts: list) -> dict[str, int]:
@@ -29,73 +30,33 @@ def _sum_counters(base: dict[str, int], parts: list) -> dict[str, int]:
     return out
 
 
+class InlinePlacement:
+    """Every role an object in this process, every call made at once (distrl.transport.Local)."""
+
+    transport = Local
+
+    @staticmethod
+    def check(roles: list[Role]) -> None:
+        """Nothing to check in one process."""
+
+    @staticmethod
+    def start(wiring: Wiring, role: Role, index: int, links: dict[str, list]) -> Any:
+        return role.cls(wiring, index, links, Local)
+
+    @staticmethod
+    def restarts(handles: list) -> None:
+        return None  # nothing restarts in one process: an error ends the run
+
+    @staticmethod
+    def stop(handles: list) -> None:
+        """Objects go with the driver."""
+
+
 def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
              hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
-    """`hook(state)` is called after every round with the components, as on Ray; training waits
-    while it runs (bench/peers evaluates from it)."""
-    cfg = arch.cfg
-    replay = arch.make_replay()
-    learner = arch.make_learner()
-    base = {"frames": 0, "episodes": 0, "param_pulls": 0}
-    resumed_from = None
-    if resume:
-        data = arch.restore(run_dir)
-        arch.load_learner(learner, data)
-        base = {k: int(v) for k, v in data["counters"].items()}
-        monitor.add_returns(list(data["returns"]))
-        resumed_from = data["path"]
-        if cfg.replay.checkpoint and 0 in (saved := replay_set(run_dir)):
-            replay = ReplayTable.restore(saved[0], limiter=arch.replay_limiter())
-    actors = [arch.make_actor(i, sink=replay, source=learner) for i in range(cfg.actors)]
-    if arch.watched_return:
-        monitor.watch(arch.watched_return)
-
-    def counters() -> dict[str, float]:
-        c = {f"actors/{k}": base.get(k, 0) + sum(a.counters()[k] for a in actors)
-             for k in ("frames", "episodes", "param_pulls")}
-        c.update({f"replay/{k}": v for k, v in replay.stats().items()})
-        c.update({f"learner/{k}": v for k, v in learner.counters().items()})
-        return c
-
-    def checkpoint() -> None:
-        c = counters()
-        if cfg.replay.checkpoint:
-            replay.save(replay_path(run_dir, learner.updates, 0))
-        arch.save_learner(run_dir, learner, {k: c[f"actors/{k}"] for k in base}, list(monitor.returns))
-
-    monitor.start(counters())
-    last_log = time.perf_counter()
-    frames = counters()["actors/frames"]
-    try:
-        while frames < cfg.max_frames:
-            for actor in actors:
-                actor.run(cfg.inline.actor_steps)
-                monitor.add_returns(actor.drain_returns())
-                monitor.add_watched_returns(actor.drain_watched_returns())
-            if replay.can_sample(cfg.learner.batch_size):
-                for _ in range(cfg.inline.updates_per_round):
-                    arch.learner_step(replay, learner)
-                    if learner.updates % cfg.checkpoint_every == 0:
-                        checkpoint()
-            frames = counters()["actors/frames"]
-            if time.perf_counter() - last_log >= cfg.log_every_s:
-                last_log = time.perf_counter()
-                monitor.log(counters(), {"replay_size": len(replay)})
-            if hook is not None:
-                hook({"learner": learner, "replay": replay, "actors": actors, "totals": {"frames": frames}})
-        for actor in actors:
-            actor.flush()
-        checkpoint()
-    except KeyboardInterrupt:
-        checkpoint()  # an interrupted run resumes from here with --resume
-        raise
-    finally:
-        for actor in actors:
-            actor.close()
-    final = monitor.log(counters(), {"replay_size": len(replay)})
-    evaluation = arch.make_evaluator().evaluate(learner.latest()[0]) if cfg.eval_episodes else None
-    return {"frames": int(final["frames"]), "updates": learner.updates, "evaluation": evaluation,
-            "resumed_from": resumed_from, "replay_size": len(replay)}
+    """Ape-X (and Ape-X DPG) in this process: a round is every actor's steps, then the learner's updates.
+    `resume` needs nothing here: the roles restore themselves from the run's newest checkpoint."""
+    return drive(arch, InlinePlacement(), run_dir, monitor, hook)
 
 
 def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:

@@ -21,12 +21,14 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl import config as C
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.components.monitor import Monitor
+from distrl.components.workers import BoundedSink, ReplayShard
 from distrl.params.param_server import ShardedParameterServer
 from distrl.replay import UniformSampler
 from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
-from distrl.runtime.ray.hosts import BoundedSink, EvaluatorHost, ReplayShard, ShardHost
+from distrl.runtime.ray.hosts import EvaluatorHost, ShardHost
+from distrl.runtime.ray.placement import RayTransport
 from distrl.runtime.ray.reports import Deltas, add_report, count_restart, poll_eval, saved_on_interrupt, sync_restarts
 
 _ACTOR_KEYS = ("frames", "episodes", "param_pulls")
@@ -47,7 +49,7 @@ class BundleHost:
             self.local_replay = None
             replay = ShardedReplay([global_replay], UniformSampler(), seed=cfg.seed + index, call=call, gather=ray.get,
                                    limiter=arch.replay_limiter())
-            sink = BoundedSink(replay, 8, frame_fields(cfg.replay.compress, arch.obs_shape))
+            sink = BoundedSink(replay, RayTransport, 8, frame_fields(cfg.replay.compress, arch.obs_shape))
         self.ps_waits = 0
         self.bundle = retry(lambda: arch.make_bundle(index, ps, replay, sink), self._waited)
         self._deltas = Deltas(self.bundle.counters())
@@ -95,7 +97,7 @@ def _drive(arch: Gorila, cfg: C.GorilaConfig, run_dir: Path, monitor: Monitor, r
     ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
     global_replay = None
     if cfg.replay.mode == "global":
-        global_replay = ray.remote(ReplayShard).options(num_cpus=1, **RESTART).remote(*arch.replay_args(0))
+        global_replay = ray.remote(ReplayShard).options(num_cpus=1, **RESTART).remote(arch, 0)
     bundle_cls = ray.remote(BundleHost).options(num_cpus=1, **RESTART)
     bundles = [bundle_cls.remote(cfg_dict, i, shards, global_replay) for i in range(cfg.actors)]
     evaluator = ray.remote(EvaluatorHost).options(num_cpus=1, **RESTART).remote(cfg_dict) \

@@ -1,0 +1,81 @@
+"""What a wiring declares for the driver (runtime/driver.py): its roles, and the few steps of its
+protocol that are its paper's own. Nothing here says where a role runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from distrl.architectures.common import Saveable
+
+
+@dataclass(frozen=True)
+class Role:
+    """`count` instances of `cls`, each built as cls(wiring, index, links, transport), where links maps
+    every name in `links` to that role's instances. A role with `steps` is called: the driver keeps each
+    instance busy with run(steps) -> Report; any other role serves calls. The rest are placement hints:
+    `gpus` for a learner (-1: one if the cluster has one), `threads` for a role that answers calls while
+    it runs one, `node` for soft affinity to a node's address."""
+
+    name: str
+    count: int
+    cls: type
+    links: tuple[str, ...] = ()
+    steps: int = 0
+    gpus: float = 0.0
+    threads: int = 1
+    node: str = ""
+
+    @property
+    def fault_key(self) -> str:
+        """The summary's name for this role's restarts: actor_restarts, learner_restarts, ..."""
+        return f"{self.name.removesuffix('s')}_restarts"
+
+
+class Wiring(Saveable):
+    """A wiring's side of the driver's loop; the defaults fit a role that needs nothing more."""
+
+    progress_key = "learner/updates"  # the counter checkpoints and evaluations are scheduled on
+    stats_roles: tuple[str, ...] = ()  # served roles whose stats() the driver sums into its counters
+    fault_gauges: tuple[str, ...] = ()  # gauges that also go into the summary's faults
+
+    def roles(self, remote: bool) -> list[Role]:
+        """In the order the driver calls them in a round; it starts them in the order of their links."""
+        raise NotImplementedError
+
+    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict], remote: bool) -> bool:
+        """Whether the driver may start the next call of `role` now (a rate limiter's say)."""
+        return True
+
+    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
+                   returns: list[float]) -> str:
+        """Save every stateful role; returns the checkpoint's path. By default the one learner saves itself."""
+        return transport.gather([transport.call(roles["learner"][0], "checkpoint", counters, returns)])[0]
+
+    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
+        """(parameters to evaluate, as the transport passes them; their version): the learner's by default."""
+        payload, version = transport.gather([transport.call(roles["learner"][0], "params")])[0]
+        return payload[0], version
+
+    def compressed(self) -> tuple[str, ...]:
+        """Fields actors deflate before they send them to a remote replay."""
+        return ()
+
+    def save_learner(self, run_dir: Path, learner: Any, counters: dict[str, float], returns: list[float]) -> Path:
+        """The learner's state (networks, optimizer, counters) under its update count, the torch RNG of its
+        process, and the run's progress."""
+        return self.save(run_dir, learner.updates, {"learner": [learner.state_dict()]}, counters, returns,
+                         rng=torch.get_rng_state())
+
+    def load_learner(self, learner: Any, data: dict) -> None:
+        """A restored checkpoint's learner state and RNG into `learner` and this process."""
+        learner.load_state_dict(data["roles"]["learner"][0])
+        if "rng" in data:
+            torch.set_rng_state(data["rng"])
+
+    def gauges(self, counters: dict[str, float]) -> dict[str, float]:
+        """Columns of metrics.csv beside the rates, from the driver's counters."""
+        return {}

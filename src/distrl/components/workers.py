@@ -1,0 +1,254 @@
+"""Components as roles of a run: each takes (wiring, index, links, transport), so one class runs in
+this process (inline) or in its own (Ray) unchanged, and a called role answers `run(n) -> Report`.
+
+`links` maps a role's name to the instances (or remote handles) of the roles it talks to; the
+transport (distrl.transport) is the only way it reaches them."""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from distrl.checkpoint import replay_path, replay_set, state_digest
+from distrl.components.prefetcher import Prefetcher
+from distrl.replay import ReplayTable, pack
+
+
+@dataclass
+class Report:
+    """What one call of a called role did: counter deltas (so a completed call counts even if its process
+    dies later), finished episodes' returns, and the latest values of its gauges."""
+
+    counters: dict[str, float]
+    returns: list[float] = field(default_factory=list)
+    watched_returns: list[float] = field(default_factory=list)
+    state: dict[str, float] = field(default_factory=dict)
+    pid: int = field(default_factory=os.getpid)
+
+
+class Deltas:
+    """Counters as deltas per call, from the values an incarnation started with."""
+
+    def __init__(self, start: dict[str, float]):
+        self._last = dict(start)
+
+    def __call__(self, now: dict[str, float]) -> dict[str, float]:
+        delta = {k: now[k] - self._last.get(k, 0) for k in now}
+        self._last = dict(now)
+        return delta
+
+
+class ReplayShard(ReplayTable):
+    """One replay table of a run. With replay.checkpoint on, one started again (a restart, or --resume)
+    reloads its slice of the newest checkpoint's replay set instead of starting empty."""
+
+    def __init__(self, wiring: Any, index: int = 0, links: dict | None = None, transport: Any = None):
+        super().__init__(*wiring.replay_args(index))
+        self.restored_from = None
+        cfg = wiring.cfg
+        saved = replay_set(Path(cfg.run_dir)) if getattr(cfg.replay, "checkpoint", False) and cfg.run_dir else {}
+        if index in saved:
+            self.__dict__.update(ReplayTable.restore(saved[index]).__dict__)
+            self.restored_from = str(saved[index])
+
+    def restored(self) -> dict:
+        return {"path": self.restored_from, "size": len(self), "pid": os.getpid()}
+
+
+class BoundedSink:
+    """Actor-side replay client for remote shards: adds go out without waiting, but at most `limit` at a
+    time, so a slow replay slows the actors instead of filling the object store. Fields in `compress`
+    are deflated here, in the actor, so the central replay only files bytes (bench/peers: replay_ops)."""
+
+    def __init__(self, replay: Any, transport: Any, limit: int, compress: tuple[str, ...] = ()):
+        self.replay, self.transport, self.limit, self.compress = replay, transport, limit, compress
+        self._inflight: list = []
+
+    def add(self, batch: dict[str, np.ndarray], priorities: np.ndarray | None = None) -> None:
+        self._inflight.append(self.replay.add(pack(batch, self.compress), priorities))
+        while len(self._inflight) > self.limit:
+            for call in self.transport.wait(self._inflight, timeout=None):
+                self._inflight.remove(call)
+                try:
+                    self.transport.gather([call])
+                except self.transport.dead:
+                    pass  # a dead shard: only this batch is lost; any other error is a bug and is raised
+
+
+class LearnerSource:
+    """Actor-side parameter source: the learner's latest published parameters, fetched only when their
+    version is new (the version is asked first, the 6.7 MB of an Atari net only then)."""
+
+    def __init__(self, learner: Any, transport: Any):
+        self.learner, self.transport = learner, transport
+        self.version = -1
+
+    def latest(self) -> tuple[dict[str, torch.Tensor], int] | None:
+        t = self.transport
+        try:
+            payload, version = t.gather([t.call(self.learner, "params")])[0]
+            if version == self.version:
+                return None
+            params = t.gather(payload)[0]
+        except t.dead:
+            return None  # the learner is restarting: keep acting with the current parameters
+        self.version = version
+        return {k: torch.as_tensor(v) for k, v in params.items()}, version
+
+
+class ActorWorker:
+    """An actor of a replay-fed wiring (Ape-X, Ape-X DPG): `run(steps)` steps every env `steps` times."""
+
+    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
+        if transport.remote:
+            torch.set_num_threads(1)
+        cfg = wiring.cfg
+        replay = wiring.replay_client(links["replay"], transport)
+        sink = BoundedSink(replay, transport, cfg.ray.max_inflight_adds, wiring.compressed()) \
+            if transport.remote else replay
+        self.actor = wiring.make_actor(index, sink=sink, source=LearnerSource(links["learner"][0], transport))
+        self._deltas = Deltas(self.actor.counters())
+
+    def run(self, steps: int) -> Report:
+        self.actor.run(steps)
+        return Report(self._deltas(self.actor.counters()), self.actor.drain_returns(),
+                      self.actor.drain_watched_returns())
+
+    def finish(self) -> None:
+        """What the envs hold in the n-step adders goes to the replay; the envs close."""
+        self.actor.flush()
+        self.actor.close()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class LearnerWorker:
+    """The learner of a replay-fed wiring: `run(n)` makes up to n updates, sampling ahead on a thread
+    where the replay is remote, and pausing while the replay cannot sample (the start, or a restarted
+    shard refilling). It restores itself from the run's newest checkpoint when one exists, and saves
+    itself (and, with replay.checkpoint, the replay shards first) when asked."""
+
+    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
+        self.wiring, self.transport, self.cfg = wiring, transport, wiring.cfg
+        self.run_dir = Path(self.cfg.run_dir)
+        device = "cpu"
+        if transport.remote:
+            if len(wiring.obs_shape) == 3 and not self.cfg.torch_threads:
+                torch.set_num_threads(os.cpu_count() or 1)  # Ray gives a 1-CPU worker 1 thread; a CNN wants more
+            device = "cuda" if torch.cuda.is_available() else "cpu"  # Ray hides GPUs it did not grant
+        self.learner = wiring.make_learner(device)
+        self.shards = links["replay"]
+        self.replay = wiring.replay_client(self.shards, transport)
+        data = wiring.restore(self.run_dir, required=False)
+        if data:
+            wiring.load_learner(self.learner, data)
+        self.resumed_from = data["path"] if data else None
+        self.restored_digest = state_digest(self.learner.state_dict()) if data else None
+        self.replay_waits = 0
+        self.waiting = True
+        self._prefetcher: Prefetcher | None = None
+        self._lock = threading.Lock()
+        self._deltas = Deltas(self.counters())
+        self._publish()
+
+    @property
+    def updates(self) -> int:
+        return self.learner.updates
+
+    def latest(self) -> tuple[dict[str, torch.Tensor], int]:
+        return self.learner.latest()
+
+    def _publish(self) -> None:
+        params = {k: v.numpy() for k, v in self.learner.latest()[0].items()}
+        self._params = ([self.transport.put(params)], self.learner.updates)
+
+    def params(self) -> tuple[list, int]:
+        """([parameters], version): published every ray.publish_every updates where actors are remote
+        (a list keeps Ray from resolving the shared reference), the current ones in one process."""
+        return self._params if self.transport.remote else ([self.learner.latest()[0]], self.learner.updates)
+
+    def counters(self) -> dict[str, float]:
+        return {**self.learner.counters(), "replay_waits": self.replay_waits}
+
+    def run(self, n: int) -> Report:
+        with self._lock:
+            self._train(n)
+        return Report(self._deltas(self.counters()), state={"waiting_for_replay": int(self.waiting)})
+
+    def _train(self, n: int) -> None:
+        cfg, t = self.cfg, self.transport
+        lost = (*t.dead, ValueError) if t.remote else ()  # a dead shard, or one come back empty mid-sample
+        if self.waiting:
+            try:
+                ready = self.replay.can_sample(cfg.learner.batch_size)
+            except lost:
+                ready = False  # a shard is restarting
+            if not ready:
+                t.idle(0.2)
+                return
+            self.waiting = False
+        try:
+            for _ in range(n):
+                self.wiring.learner_step(self.replay, self.learner, self._sample())
+                if t.remote and self.learner.updates % cfg.ray.publish_every == 0:
+                    self._publish()
+        except lost:
+            self.replay_waits += 1  # the replay's data is gone: wait for it to refill
+            self.waiting = True
+            self._stop_prefetching()
+
+    def _sample(self) -> Any:
+        batch_size = self.cfg.learner.batch_size
+        if not self.transport.remote:
+            return self.replay.sample(batch_size)
+        if self._prefetcher is None:
+            self._prefetcher = Prefetcher(lambda: self.replay.sample(batch_size), max(1, self.cfg.learner.prefetch))
+        return self._prefetcher.get()
+
+    def _stop_prefetching(self) -> None:
+        if self._prefetcher is not None:
+            self._prefetcher.close()
+            self._prefetcher = None
+
+    def checkpoint(self, counters: dict[str, float], returns: list[float]) -> str:
+        """Save the learner (and first the replay set, with replay.checkpoint) under its update count."""
+        with self._lock:
+            self._publish()
+            t = self.transport
+            if getattr(self.cfg.replay, "checkpoint", False):  # the replay set first: a checkpoint that exists has its set
+                try:
+                    t.gather([t.call(s, "save", str(replay_path(self.run_dir, self.learner.updates, i)))
+                              for i, s in enumerate(self.shards)])
+                except t.dead:
+                    pass  # a shard is restarting: this checkpoint goes without a replay set
+            return str(self.wiring.save_learner(self.run_dir, self.learner, counters, returns))
+
+    def restored(self) -> dict:
+        """What this incarnation loaded, with a digest of its state right after loading."""
+        return {"path": self.resumed_from, "digest": self.restored_digest, "pid": os.getpid()}
+
+    def finish(self) -> None:
+        self._stop_prefetching()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class EvaluatorWorker:
+    """Evaluates the parameters it is given under the wiring's protocol."""
+
+    def __init__(self, wiring: Any, index: int = 0, links: dict | None = None, transport: Any = None):
+        if transport is not None and transport.remote:
+            torch.set_num_threads(1)
+        with torch.random.fork_rng(devices=[]):  # building its net must not move the run's torch RNG
+            self.evaluator = wiring.make_evaluator()
+
+    def evaluate(self, params: dict[str, Any], updates: int) -> dict:
+        return {**self.evaluator.evaluate({k: torch.as_tensor(v) for k, v in params.items()}), "updates": updates}

@@ -1,0 +1,232 @@
+"""The training loop (DESIGN.md section 4): keep every called role busy, add what its calls report,
+count restarts, checkpoint and evaluate on schedule, stop at max_frames, save and evaluate at the end.
+
+It knows no architecture (the wiring says what its roles are) and no place (the placement starts the
+roles and gives the transport that reaches them): inline in this process, or Ray."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from distrl.architectures.base import Role, Wiring
+from distrl.components.monitor import Monitor
+from distrl.errors import ConfigError
+
+_DEAD = -1
+
+
+def drive(wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
+          hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Run `wiring` to max_frames on `placement`. `hook(state)` is called on every tick with the totals
+    and every role's instances (fault injection and bench/peers use it); training waits while it runs."""
+    return Driver(wiring, placement, Path(run_dir), monitor, hook).run()
+
+
+class Driver:
+    def __init__(self, wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
+                 hook: Callable[[dict], None] | None):
+        self.w, self.p, self.t = wiring, placement, placement.transport
+        self.cfg, self.run_dir, self.monitor, self.hook = wiring.cfg, run_dir, monitor, hook
+        self.roles = wiring.roles(self.t.remote)
+        self.handles: dict[str, list] = {}
+        self.totals: dict[str, float] = {}
+        self.state: dict[str, dict] = {}  # each role's latest reported gauges
+        self.faults = {r.fault_key: 0 for r in self.roles if r.steps}
+        self.pids: dict[tuple[str, int], int] = {}
+        self.served: dict[str, float] = {}  # the served roles' last stats
+        self.evaluations: list[dict] = []
+        self.eval_call: Any = None
+
+    # ---- the run ---------------------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        resumed_from = self._restore_progress()
+        self.p.check(self.roles)
+        try:
+            self._start_roles()
+            self.monitor.start(self.counters())
+            try:
+                self._loop()
+            except KeyboardInterrupt:  # Ctrl-C, or SIGTERM turned into it by the CLI: save where it stopped
+                self._save_on_interrupt()
+                raise
+            return {**self._finish(), "resumed_from": resumed_from}
+        finally:
+            self.p.stop([h for hs in self.handles.values() for h in hs])
+
+    def _restore_progress(self) -> str | None:
+        """The newest checkpoint's counters and recent returns (its roles restore themselves)."""
+        data = self.w.restore(self.run_dir, required=False)
+        if not data:
+            return None
+        counters = data["counters"]
+        if not any("/" in k for k in counters):  # saved before the driver: the worker role's own counts
+            counters = {f"{self.roles[0].name}/{k}": v for k, v in counters.items()}
+        self.totals = {k: float(v) for k, v in counters.items() if "/" in k}
+        self.monitor.add_returns(list(data["returns"]))
+        return data["path"]
+
+    def _start_roles(self) -> None:
+        """Each role once the roles it links to exist (inline, that is the order torch and numpy draw in)."""
+        waiting = list(self.roles)
+        while waiting:
+            role = next((r for r in waiting if all(link in self.handles for link in r.links)), None)
+            if role is None:
+                raise ValueError(f"roles {[r.name for r in waiting]} link to roles that never start")
+            links = {name: self.handles[name] for name in role.links}
+            self.handles[role.name] = [self.p.start(self.w, role, i, links) for i in range(role.count)]
+            waiting.remove(role)
+        if getattr(self.w, "watched_return", None):
+            self.monitor.watch(self.w.watched_return)
+
+    def _loop(self) -> None:
+        called = [(r, i) for r in self.roles if r.steps for i in range(r.count)]
+        free, pending = list(called), {}
+        every = self.cfg.checkpoint_every
+        self.next_checkpoint = (self.progress() // every + 1) * every
+        self.next_eval = self.progress() + self.cfg.eval_every
+        self.last_log = time.perf_counter()
+        while self.frames() < self.cfg.max_frames:
+            for role, i in list(free):
+                if self.w.may_call(role.name, self.totals, self.state, self.t.remote):
+                    pending[self.t.call(self.handles[role.name][i], "run", role.steps)] = (role, i)
+                    free.remove((role, i))
+            for call in self.t.wait(list(pending), timeout=0.5) if pending else []:
+                free.append(pending.pop(call))
+                self._add(*free[-1], call)
+            if not pending:
+                self.t.idle(0.005)  # every worker waits for the limiter
+            free.sort(key=called.index)
+            self._tick()
+        self.pending = pending
+
+    def _finish(self) -> dict[str, Any]:
+        for call in list(self.pending):  # calls in flight complete and count
+            role, i = self.pending.pop(call)
+            self._add(role, i, call)
+        for call in [self.t.call(h, "finish") for r in self.roles if r.steps for h in self.handles[r.name]]:
+            try:
+                self.t.gather([call])
+            except self.t.dead:
+                pass  # died at the end: its unsent data is lost, as any dead actor's
+        self._retry(self.save)
+        final = self.log()
+        evaluation = self._retry(lambda: self.t.gather([self._start_eval()])[0]) if self.cfg.eval_episodes else None
+        faults = {**self.faults, **{k: int(final[k]) for k in self.w.fault_gauges}}
+        return {"frames": int(final["frames"]), "updates": int(self.progress()), "evaluation": evaluation,
+                "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations}
+
+    # ---- reports and restarts ----------------------------------------------------------------
+    def _add(self, role: Role, i: int, call: Any) -> None:
+        """A finished call's counter deltas and returns; a failed one means its process died (the
+        placement restarts it) and what it was doing is lost."""
+        try:
+            report = self.t.gather([call])[0]
+        except self.t.dead as exc:
+            if getattr(exc, "actor_init_failed", False):  # it would fail the same way every time
+                cause = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+                raise ConfigError(f"{role.name} {i} could not start ({cause[:300]}); the run is stopped") from None
+            self._count_restart(role, i, None)
+            return
+        self._count_restart(role, i, report.pid)
+        for k, v in report.counters.items():
+            key = f"{role.name}/{k}"
+            self.totals[key] = self.totals.get(key, 0) + v
+        self.monitor.add_returns(report.returns)
+        self.monitor.add_watched_returns(report.watched_returns)
+        self.state.setdefault(role.name, {}).update(report.state)
+
+    def _count_restart(self, role: Role, i: int, pid: int | None) -> None:
+        """Once per death: one death can fail two calls (the running one and one sent before the
+        placement noticed), and a worker killed between calls fails none but reports a new pid."""
+        last = self.pids.get((role.name, i))
+        if (pid is None and last != _DEAD) or (pid is not None and last not in (None, _DEAD, pid)):
+            self.faults[role.fault_key] += 1
+        self.pids[(role.name, i)] = _DEAD if pid is None else pid
+
+    def _retry(self, fn: Callable[[], Any], timeout_s: float = 120.0) -> Any:
+        """fn() until no role it talks to is restarting, for up to timeout_s."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                return fn()
+            except self.t.dead:
+                if time.monotonic() > deadline:
+                    raise
+                self.t.idle(0.2)
+
+    # ---- counters, schedule ------------------------------------------------------------------
+    def frames(self) -> float:
+        return sum(v for k, v in self.totals.items() if k.endswith("/frames"))
+
+    def progress(self) -> float:
+        return self.totals.get(self.w.progress_key, 0)
+
+    def counters(self) -> dict[str, float]:
+        """The totals, the served roles' stats summed over instances, and each role's restarts."""
+        for role in self.roles:
+            if role.name in self.w.stats_roles and self.handles.get(role.name):
+                stats: dict[str, float] = {}
+                try:
+                    for part in self.t.gather([self.t.call(h, "stats") for h in self.handles[role.name]], timeout=30):
+                        for k, v in part.items():
+                            stats[f"{role.name}/{k}"] = stats.get(f"{role.name}/{k}", 0) + v
+                    self.served.update(stats)
+                except self.t.dead:
+                    pass  # restarting: its last stats stand
+            if role.steps and (n := self.p.restarts(self.handles.get(role.name, []))) is not None:
+                self.faults[role.fault_key] = n
+        return {**self.totals, **self.served, "actors/frames": self.frames()}
+
+    def log(self) -> dict[str, float]:
+        self.last_log = time.perf_counter()
+        c = self.counters()
+        sizes = {f"{name}_size": c[f"{name}/size"] for name in self.w.stats_roles if f"{name}/size" in c}
+        return self.monitor.log(c, {**sizes, **self.w.gauges(c), **self.faults})
+
+    def _tick(self) -> None:
+        if self.progress() >= self.next_checkpoint:
+            self.save()
+            every = self.cfg.checkpoint_every
+            self.next_checkpoint = (self.progress() // every + 1) * every
+        self._poll_eval()
+        if time.perf_counter() - self.last_log >= self.cfg.log_every_s:
+            self.log()
+            if self.cfg.eval_every and self.cfg.eval_episodes and self.eval_call is None \
+                    and self.progress() >= self.next_eval:
+                self.eval_call = self._start_eval()
+        if self.hook is not None:
+            self.hook({"totals": {**self.totals, "frames": self.frames()}, "faults": self.faults,
+                       "run_dir": self.run_dir, **self.handles})
+
+    def _start_eval(self) -> Any:
+        params, version = self.w.policy(self.handles, self.t)
+        self.next_eval = version + self.cfg.eval_every
+        return self.t.call(self.handles["evaluator"][0], "evaluate", params, version)
+
+    def _poll_eval(self) -> None:
+        if self.eval_call is None or not self.t.wait([self.eval_call], timeout=0):
+            return
+        try:
+            self.evaluations.append(self.t.gather([self.eval_call])[0])
+            self.monitor.log_eval(self.evaluations[-1])
+        except self.t.dead:
+            pass  # the evaluator died with it; the next one is asked for later
+        self.eval_call = None
+
+    # ---- saving ------------------------------------------------------------------------------
+    def save(self) -> str:
+        episodes = sum(v for k, v in self.totals.items() if k.endswith("/episodes"))
+        counters = {"frames": self.frames(), "episodes": episodes, **self.totals}
+        return self.w.checkpoint(self.handles, self.t, counters, list(self.monitor.returns))
+
+    def _save_on_interrupt(self) -> None:
+        """A second signal during the save ends it at once; a role that is restarting keeps its newest
+        periodic checkpoint."""
+        try:
+            print(f"distrl: saved {self.save()}", file=sys.stderr)
+        except self.t.dead:
+            pass
