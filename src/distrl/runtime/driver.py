@@ -19,6 +19,16 @@ from distrl.errors import ConfigError
 _DEAD = -1
 
 
+def count_restart(pids: dict, key: Any, pid: int | None, faults: dict, fault: str) -> None:
+    """Count a worker's deaths (the placement restarts each): a failed call (pid None) or a report from
+    a new process. Once per death: one death can fail two calls (the running one and one sent before
+    the placement noticed), and a worker killed between calls fails none but reports a new pid."""
+    last = pids.get(key)
+    if (pid is None and last != _DEAD) or (pid is not None and last not in (None, _DEAD, pid)):
+        faults[fault] += 1
+    pids[key] = _DEAD if pid is None else pid
+
+
 def drive(wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
           hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
     """Run `wiring` to max_frames on `placement`. `hook(state)` is called on every tick with the totals
@@ -140,12 +150,7 @@ class Driver:
         self.state.setdefault(role.name, {}).update(report.state)
 
     def _count_restart(self, role: Role, i: int, pid: int | None) -> None:
-        """Once per death: one death can fail two calls (the running one and one sent before the
-        placement noticed), and a worker killed between calls fails none but reports a new pid."""
-        last = self.pids.get((role.name, i))
-        if (pid is None and last != _DEAD) or (pid is not None and last not in (None, _DEAD, pid)):
-            self.faults[role.fault_key] += 1
-        self.pids[(role.name, i)] = _DEAD if pid is None else pid
+        count_restart(self.pids, (role.name, i), pid, self.faults, role.fault_key)
 
     def _retry(self, fn: Callable[[], Any], timeout_s: float = 120.0) -> Any:
         """fn() until no role it talks to is restarting, for up to timeout_s."""

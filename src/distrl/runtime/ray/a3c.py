@@ -21,10 +21,11 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl import config as C
 from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.components.monitor import Monitor
+from distrl.components.workers import Deltas
 from distrl.params.param_server import ShardedParameterServer
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
 from distrl.runtime.ray.hosts import EvaluatorHost, ShardHost
-from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, saved_on_interrupt, sync_restarts
+from distrl.runtime.ray.reports import collect_reports, poll_eval, saved_on_interrupt, sync_restarts
 
 
 class ActorLearnerHost:

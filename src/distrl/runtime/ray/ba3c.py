@@ -26,11 +26,12 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl import config as C
 from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
 from distrl.components.monitor import Monitor
+from distrl.components.workers import Deltas
 from distrl.params.param_server import ShardedParameterServer
 from distrl.params.sync_chief import SyncChief
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
 from distrl.runtime.ray.hosts import EvaluatorHost, ShardHost
-from distrl.runtime.ray.reports import Deltas, collect_reports, poll_eval, saved_on_interrupt, sync_restarts
+from distrl.runtime.ray.reports import collect_reports, poll_eval, saved_on_interrupt, sync_restarts
 
 
 class ChiefHost:

@@ -21,7 +21,7 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl import config as C
 from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
 from distrl.components.monitor import Monitor
-from distrl.components.workers import BoundedSink, ReplayShard
+from distrl.components.workers import BoundedSink, Deltas, ReplayShard
 from distrl.params.param_server import ShardedParameterServer
 from distrl.replay import UniformSampler
 from distrl.replay.sharded import ShardedReplay
@@ -29,7 +29,7 @@ from distrl.replay.table import frame_fields
 from distrl.runtime.ray.cluster import RESTART, call, connect, numpy_params, retry
 from distrl.runtime.ray.hosts import EvaluatorHost, ShardHost
 from distrl.runtime.ray.placement import RayTransport
-from distrl.runtime.ray.reports import Deltas, add_report, count_restart, poll_eval, saved_on_interrupt, sync_restarts
+from distrl.runtime.ray.reports import add_report, count_restart, poll_eval, saved_on_interrupt, sync_restarts
 
 _ACTOR_KEYS = ("frames", "episodes", "param_pulls")
 

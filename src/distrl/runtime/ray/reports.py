@@ -1,5 +1,5 @@
-"""The driver side of worker calls: counter deltas, finished reports, restarts counted once per death,
-periodic evaluations. Shared by every Ray driver."""
+"""The driver side of worker calls for the Gorila, A3C and BA3C Ray drivers: finished reports,
+restarts counted once per death (runtime/driver.py's count_restart), periodic evaluations."""
 
 from __future__ import annotations
 
@@ -12,19 +12,8 @@ import ray
 from ray.exceptions import GetTimeoutError, RayActorError
 
 from distrl.components.monitor import Monitor
-
-
-class Deltas:
-    """Workers report their counters as deltas per call, so what a completed call did is counted
-    even if the process dies later (its restarted incarnation starts from zero)."""
-
-    def __init__(self, start: dict[str, float]):
-        self._last = dict(start)
-
-    def __call__(self, now: dict[str, float]) -> dict[str, float]:
-        delta = {k: now[k] - self._last[k] for k in now}
-        self._last = dict(now)
-        return delta
+from distrl.runtime.driver import count_restart
+from distrl.runtime.ray.placement import RayPlacement
 
 
 def add_report(ref: Any, totals: dict, monitor: Monitor) -> dict | None:
@@ -41,28 +30,12 @@ def add_report(ref: Any, totals: dict, monitor: Monitor) -> dict | None:
     return out
 
 
-_DEAD = -1
-
-
-def count_restart(pids: dict, i: int, pid: int | None, faults: dict, key: str) -> None:
-    """Count worker i's deaths (Ray restarts each): a failed call (pid None) or a report from a new
-    process. Counted once per death: one death can fail two calls (the running one and one sent
-    before Ray noticed), and a worker killed between calls fails none."""
-    last = pids.get(i)
-    if (pid is None and last != _DEAD) or (pid is not None and last not in (None, _DEAD, pid)):
-        faults[key] += 1
-    pids[i] = _DEAD if pid is None else pid
-
-
 def sync_restarts(faults: dict, key: str, handles: list) -> None:
-    """Set faults[key] to the restarts Ray's actor table records for `handles`: exact even when a
-    restarted worker dies again before it reports. Ray keeps that table behind a private API, so
-    where it is missing or moved the count from failed calls (count_restart) stands."""
-    try:
-        from ray._private import state
-        faults[key] = sum(int(state.actors(h._actor_id.hex())["NumRestarts"]) for h in handles)
-    except Exception:  # noqa: BLE001 - any failure of a private API means: keep our own count
-        pass
+    """Set faults[key] to the restarts Ray's actor table records for `handles` (RayPlacement.restarts);
+    where that table cannot be read, the count from failed calls (count_restart) stands."""
+    restarts = RayPlacement.restarts(handles)
+    if restarts is not None:
+        faults[key] = restarts
 
 
 def collect_reports(pending: dict, totals: dict, monitor: Monitor, faults: dict, key: str, pids: dict,
