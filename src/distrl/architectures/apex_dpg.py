@@ -46,7 +46,7 @@ class ApexDPG(Apex):
         self.low, self.high = space.low.reshape(-1), space.high.reshape(-1)
         self.atari, self.frame_skip = False, 1
         set_torch_threads(cfg.torch_threads, self.obs_shape)
-        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "replay", "net"))
+        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "replay", "net", "target_noise"))
 
     def _actor_critic(self) -> tuple[nn.Module, nn.Module]:
         torch.manual_seed(self.seeds["net"])
@@ -66,8 +66,12 @@ class ApexDPG(Apex):
 
     def make_learner(self, device: str = "cpu") -> DPGLearner:
         le = self.cfg.learner
-        return DPGLearner(*self._actor_critic(), lr=le.lr, target_update=le.target_update,
-                          actor_grad_clip=le.actor_grad_clip, device=device)
+        actor, critic = self._actor_critic()  # a second critic is drawn after them, from the same seed
+        critic2 = DPGCritic(self.obs_dim, self.action_dim, self.cfg.net.critic_hidden) if le.twin_critics else None
+        return DPGLearner(actor, critic, lr=le.lr, target_update=le.target_update, actor_grad_clip=le.actor_grad_clip,
+                          tau=le.tau, critic2=critic2, target_noise=le.target_noise,
+                          target_noise_clip=le.target_noise_clip, policy_delay=le.policy_delay,
+                          low=self.low, high=self.high, seed=self.seeds["target_noise"], device=device)
 
     def make_actor(self, index: int, sink, source) -> NoisyActor:
         cfg, seed = self.cfg, self.seeds.workers[index]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from distrl.algos.dpg import dpg_actor_loss, dpg_critic_loss, dpg_critic_targets
+from distrl.algos.dpg import dpg_actor_loss, dpg_critic_loss, dpg_critic_targets, polyak_update, smoothed_target_action
 from distrl.nets.dpg import dpg_pair
 
 
@@ -21,48 +22,91 @@ class DPGLearner:
     sampling bias, while the actor's loss is a mean over states, not a regression on transitions."""
 
     def __init__(self, actor: nn.Module, critic: nn.Module, *, lr: float = 1e-4, target_update: int = 100,
-                 actor_grad_clip: float = 1.0, device: str = "cpu"):
+                 actor_grad_clip: float = 1.0, tau: float = 0.0, critic2: nn.Module | None = None,
+                 target_noise: float = 0.0, target_noise_clip: float = 0.5, policy_delay: int = 1,
+                 low: Sequence[float] | None = None, high: Sequence[float] | None = None, seed: int = 0,
+                 device: str = "cpu"):
+        """The paper's rule by default. TD3's options (Fujimoto et al. 2018): `tau` > 0 replaces the hard
+        copies every `target_update` batches by Polyak averaging after each actor update; `critic2`
+        (clipped double Q) bootstraps from the smaller of two target critics; `target_noise` > 0 smooths
+        the target action (needs the action bounds `low`, `high`); the actor and the targets move once
+        every `policy_delay` critic updates."""
+        if target_noise > 0 and (low is None or high is None):
+            raise ValueError("target_noise needs the action bounds low and high")
         self.device = torch.device(device)
         self.actor, self.critic = actor.to(self.device), critic.to(self.device)
         self.actor_target = copy.deepcopy(self.actor).requires_grad_(False)
         self.critic_target = copy.deepcopy(self.critic).requires_grad_(False)
+        self.critic2 = None if critic2 is None else critic2.to(self.device)
+        self.critic2_target = None if critic2 is None else copy.deepcopy(self.critic2).requires_grad_(False)
+        critic_params = [*self.critic.parameters(), *([] if critic2 is None else self.critic2.parameters())]
         self.actor_optimizer = torch.optim.Adam(self.actor.parameters(), lr=lr)
-        self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=lr)
+        self.critic_optimizer = torch.optim.Adam(critic_params, lr=lr)
         self.target_update, self.actor_grad_clip = target_update, actor_grad_clip
+        self.tau, self.policy_delay = tau, policy_delay
+        self.target_noise, self.target_noise_clip = target_noise, target_noise_clip
+        self.low, self.high = (None if x is None else torch.as_tensor(x, dtype=torch.float32, device=self.device)
+                               for x in (low, high))
+        self.noise = torch.Generator(self.device).manual_seed(seed)
         self.updates = 0
         self.samples = 0
+        self.actor_loss = 0.0  # the latest actor loss, reported between delayed actor updates
 
     def _tensor(self, x: np.ndarray) -> torch.Tensor:
         return torch.as_tensor(x, device=self.device)
 
     def step(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
-        """One critic and one actor step; returns metrics and the new priorities |G - q(s, a)|."""
+        """One critic step and, every `policy_delay` steps, one actor step; returns metrics and the new
+        priorities |G - q(s, a)| (of the first critic, the one actors compute priorities with)."""
         obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
         action = self._tensor(batch["action"]).float()
         reward, discount = self._tensor(batch["reward"]).float(), self._tensor(batch["discount"]).float()
-        with torch.no_grad():
-            next_q = self.critic_target(next_obs, self.actor_target(next_obs))
-            target = dpg_critic_targets(reward, discount, next_q)
+        target = self._critic_targets(next_obs, reward, discount)
+        w = self._tensor(weights).float()
         q = self.critic(obs, action)
-        critic_loss, td = dpg_critic_loss(q, target, self._tensor(weights).float())
+        critic_loss, td = dpg_critic_loss(q, target, w)
+        if self.critic2 is not None:
+            critic_loss = critic_loss + dpg_critic_loss(self.critic2(obs, action), target, w)[0]
         self.critic_optimizer.zero_grad(set_to_none=True)
         critic_loss.backward()
         self.critic_optimizer.step()
 
+        self.updates += 1
+        self.samples += len(td)
+        if self.updates % self.policy_delay == 0:
+            self._actor_step(obs)
+            if self.tau > 0:
+                for target_net, online in self._target_pairs():
+                    polyak_update(target_net, online, self.tau)
+        if self.tau == 0 and self.updates % self.target_update == 0:
+            for target_net, online in self._target_pairs():
+                target_net.load_state_dict(online.state_dict())
+        metrics = {"critic_loss": critic_loss.item(), "actor_loss": self.actor_loss, "q_mean": q.mean().item()}
+        return metrics, td.abs().cpu().numpy()
+
+    @torch.no_grad()
+    def _critic_targets(self, next_obs: torch.Tensor, reward: torch.Tensor, discount: torch.Tensor) -> torch.Tensor:
+        next_action = self.actor_target(next_obs)
+        if self.target_noise > 0:
+            noise = torch.randn(next_action.shape, generator=self.noise, device=self.device) * self.target_noise
+            next_action = smoothed_target_action(next_action, noise, self.target_noise_clip, self.low, self.high)
+        next_q = self.critic_target(next_obs, next_action)
+        if self.critic2_target is not None:
+            next_q = torch.minimum(next_q, self.critic2_target(next_obs, next_action))
+        return dpg_critic_targets(reward, discount, next_q)
+
+    def _actor_step(self, obs: torch.Tensor) -> None:
         actor_loss = dpg_actor_loss(self.critic(obs, self.actor(obs)))
         self.actor_optimizer.zero_grad(set_to_none=True)
         # inputs=: gradients reach the actor only; the critic's .grad is never touched by this loss.
         actor_loss.backward(inputs=list(self.actor.parameters()))
         nn.utils.clip_grad_value_(self.actor.parameters(), self.actor_grad_clip)  # element-wise, not the norm
         self.actor_optimizer.step()
+        self.actor_loss = actor_loss.item()
 
-        self.updates += 1
-        self.samples += len(td)
-        if self.updates % self.target_update == 0:
-            self.actor_target.load_state_dict(self.actor.state_dict())
-            self.critic_target.load_state_dict(self.critic.state_dict())
-        metrics = {"critic_loss": critic_loss.item(), "actor_loss": actor_loss.item(), "q_mean": q.mean().item()}
-        return metrics, td.abs().cpu().numpy()
+    def _target_pairs(self) -> list[tuple[nn.Module, nn.Module]]:
+        pairs = [(self.actor_target, self.actor), (self.critic_target, self.critic)]
+        return pairs if self.critic2 is None else [*pairs, (self.critic2_target, self.critic2)]
 
     def latest(self) -> tuple[dict[str, torch.Tensor], int]:
         """Current actor and critic parameters (CPU, keyed as `dpg_pair`) and their version, the
@@ -76,7 +120,9 @@ class DPGLearner:
                 "actor_target": self.actor_target.state_dict(), "critic_target": self.critic_target.state_dict(),
                 "actor_optimizer": self.actor_optimizer.state_dict(),
                 "critic_optimizer": self.critic_optimizer.state_dict(),
-                "updates": self.updates, "samples": self.samples}
+                "updates": self.updates, "samples": self.samples, "noise": self.noise.get_state(),
+                **({} if self.critic2 is None else {"critic2": self.critic2.state_dict(),
+                                                     "critic2_target": self.critic2_target.state_dict()})}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.actor.load_state_dict(state["actor"])
@@ -86,6 +132,11 @@ class DPGLearner:
         self.actor_optimizer.load_state_dict(state["actor_optimizer"])
         self.critic_optimizer.load_state_dict(state["critic_optimizer"])
         self.updates, self.samples = int(state["updates"]), int(state["samples"])
+        if "noise" in state:  # checkpoints from before TD3's options have none
+            self.noise.set_state(state["noise"])
+        if self.critic2 is not None:
+            self.critic2.load_state_dict(state["critic2"])
+            self.critic2_target.load_state_dict(state["critic2_target"])
 
     def counters(self) -> dict[str, float]:
         return {"updates": self.updates, "samples": self.samples}

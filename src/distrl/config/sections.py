@@ -287,7 +287,13 @@ class DPGLearnerConfig:
     gamma: float = ranged(0.99, ge=0, le=1)
     lr: float = ranged(1e-4, gt=0)  # Adam, actor and critic
     actor_grad_clip: float = ranged(1.0, gt=0)  # element-wise, on the actor's gradient
-    target_update: int = ranged(100, ge=1)  # batches between target-network copies
+    target_update: int = ranged(100, ge=1)  # batches between target-network copies (when tau is 0)
+    # TD3's options (Fujimoto et al. 2018), off in the paper's presets:
+    tau: float = ranged(0.0, ge=0, le=1)  # > 0: Polyak-average the targets after each actor update instead
+    twin_critics: bool = False  # clipped double Q: a second critic; the target takes the smaller of the two
+    target_noise: float = ranged(0.0, ge=0)  # target policy smoothing: N(0, sigma^2) on the target action
+    target_noise_clip: float = ranged(0.5, ge=0)  # the smoothing noise is clipped to +-this (action units)
+    policy_delay: int = ranged(1, ge=1)  # critic updates per actor (and Polyak target) update
     prefetch: int = 16
 
 
