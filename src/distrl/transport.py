@@ -6,6 +6,8 @@ several, `wait(calls, timeout)` says which have finished, `put(value)` shares a 
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -51,3 +53,17 @@ class Local:
     @staticmethod
     def idle(seconds: float) -> None:
         """Nothing to wait for in one process: whatever would arrive is stepped by the caller."""
+
+
+def retry(fn: Callable[[], Any], transport: Any, on_wait: Callable[[], None] | None = None,
+          timeout_s: float = 120.0) -> Any:
+    """fn() until no part it reaches through `transport` is restarting (its `dead` errors), for up to
+    timeout_s; `on_wait` (default: idle 0.2 s) runs between tries."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return fn()
+        except transport.dead:
+            if time.monotonic() > deadline:
+                raise
+            on_wait() if on_wait is not None else transport.idle(0.2)

@@ -18,7 +18,8 @@ class Role:
     every name in `links` to that role's instances. A role with `steps` is called: the driver keeps each
     instance busy with run(steps) -> Report; any other role serves calls. The rest are placement hints:
     `gpus` for a learner (-1: one if the cluster has one), `threads` for a role that answers calls while
-    it runs one, `node` for soft affinity to a node's address."""
+    it runs one, `node` for soft affinity to a node's address. `fault` names the summary's count of its
+    restarts where the default name does not fit; a served role is counted only where it has one."""
 
     name: str
     count: int
@@ -28,11 +29,12 @@ class Role:
     gpus: float = 0.0
     threads: int = 1
     node: str = ""
+    fault: str = ""
 
     @property
     def fault_key(self) -> str:
         """The summary's name for this role's restarts: actor_restarts, learner_restarts, ..."""
-        return f"{self.name.removesuffix('s')}_restarts"
+        return self.fault or f"{self.name.removesuffix('s')}_restarts"
 
 
 class Wiring(Saveable):
@@ -45,6 +47,18 @@ class Wiring(Saveable):
     def roles(self, remote: bool) -> list[Role]:
         """In the order the driver calls them in a round; it starts them in the order of their links."""
         raise NotImplementedError
+
+    def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
+                 reported: dict[str, dict[int, dict]]) -> dict[str, float]:
+        """The monitor's counters from the driver's: `totals` (called roles' counters, "role/key"),
+        `served` (each served role's latest stats(), one dict per instance) and `reported` (each called
+        instance's latest Report.state). By default the served stats summed over instances."""
+        c = dict(totals)
+        for role, parts in served.items():
+            for part in parts:
+                for k, v in part.items():
+                    c[f"{role}/{k}"] = c.get(f"{role}/{k}", 0) + v
+        return c
 
     def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict], remote: bool) -> bool:
         """Whether the driver may start the next call of `role` now (a rate limiter's say)."""

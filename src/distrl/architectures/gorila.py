@@ -3,7 +3,9 @@ replay (its own, or one shared table with `replay.mode=global`) and a learner th
 gradients to a sharded parameter server; the server applies them with AdaGrad, dropping stale
 ones, and is every actor's and learner's parameter source.
 
-This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
+Its roles: the bundles (called: `run(rounds)`), the parameter shards and, with replay.mode=global, the
+shared table (served), and the evaluator. The server's version (the minimum over shards) is the
+run's progress. This module says what to create and how the parts connect; a placement says where."""
 
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from distrl.architectures.base import Role, Wiring
 from distrl.architectures.common import (
-    Saveable,
     Seeds,
     frame_skip,
     probe_discrete_env,
@@ -24,11 +26,21 @@ from distrl.architectures.common import (
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
+from distrl.components.workers import BundleWorker, EvaluatorWorker, ReplayShard, ShardWorker
 from distrl.config import BundleConfig, GorilaConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import make_q_network
-from distrl.params.param_server import ParamServerSource, ParamShard, flatten, shard_slices, unflatten_into
+from distrl.params.param_server import (
+    ParamServerSource,
+    ParamShard,
+    ShardedParameterServer,
+    flatten,
+    shard_counters,
+    shard_slices,
+    unflatten_into,
+)
 from distrl.replay import FifoRemover, MinSize, RateLimiter, ReplayTable, UniformSampler
+from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 
 
@@ -74,8 +86,10 @@ class LearnerPulls:
         return self.learner.params()
 
 
-class Gorila(Saveable):
+class Gorila(Wiring):
     architecture = "gorila"
+    stats_roles = ("ps", "replay")
+    fault_gauges = ("dropped_stale", "dropped_outliers", "ps_waits")
 
     def __init__(self, cfg: GorilaConfig):
         self.cfg = cfg
@@ -86,6 +100,48 @@ class Gorila(Saveable):
         self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "spare", "net"), blocks=("replay",))  # "spare": drawn, unused
         self.n_params = int(sum(p.numel() for p in self.make_net().parameters()))
         self.slices = shard_slices(self.n_params, cfg.ps.shards)  # too many shards fails here
+
+    # ---- roles ---------------------------------------------------------------------------
+    def roles(self, remote: bool) -> list[Role]:
+        """In one process a round is one bundle round of each bundle in turn (the paper's bundles, serialised)."""
+        cfg = self.cfg
+        return [Role("bundles", cfg.actors, BundleWorker, ("ps", "replay"),
+                     steps=cfg.bundle.rounds_per_call if remote else 1),
+                Role("ps", cfg.ps.shards, ShardWorker, fault="ps_restarts"),
+                Role("replay", 1 if cfg.replay.mode == "global" else 0, ReplayShard),
+                Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
+
+    def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
+                 reported: dict[str, dict[int, dict]]) -> dict[str, float]:
+        """gorila_counters' names; the bundles' own tables' stats come with their reports."""
+        bundles = {k.removeprefix("bundles/"): v for k, v in totals.items() if k.startswith("bundles/")}
+        states = list(reported.get("bundles", {}).values())
+        ps = shard_counters(served["ps"]) if served.get("ps") else {"version": 0, "applied": 0, "dropped_stale": 0}
+        local = [{k.removeprefix("replay/"): v for k, v in s.items() if k.startswith("replay/")} for s in states]
+        c = gorila_counters(bundles, ps, served.get("replay") or [r for r in local if r])
+        c["bundles/ps_waits"] = sum(s.get("ps_waits", 0) for s in states)
+        return c
+
+    def gauges(self, counters: dict[str, float]) -> dict[str, float]:
+        return gorila_gauges(counters)
+
+    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
+                   returns: list[float]) -> str:
+        states = transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
+        return str(self.save_shards(Path(self.cfg.run_dir), states, counters, returns))
+
+    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
+        flat, versions = ShardedParameterServer(roles["ps"], transport.call, transport.gather,
+                                                sizes=self.shard_sizes()).pull()
+        return {k: v.numpy() for k, v in self.params(flat).items()}, int(versions.min())
+
+    def replay_client(self, shards: list, transport: Any, index: int) -> ShardedReplay:
+        """A bundle's client of the shared table (replay.mode=global): it samples on its own seed."""
+        return ShardedReplay(shards, UniformSampler(), seed=self.cfg.seed + index, call=transport.call,
+                             gather=transport.gather, limiter=self.replay_limiter())
+
+    def compressed(self) -> tuple[str, ...]:
+        return frame_fields(self.cfg.replay.compress, self.obs_shape)
 
     # ---- parts ---------------------------------------------------------------------------
     def make_net(self) -> torch.nn.Module:
@@ -202,4 +258,4 @@ def gorila_counters(totals: dict[str, int], ps: dict[str, int], replays: list[di
 def gorila_gauges(c: dict[str, float]) -> dict[str, float]:
     """Columns of every metrics row besides the rates: both safeguards' drops, counted since the start."""
     return {"replay_size": c.get("replay/size", 0), "dropped_outliers": c.get("learner/dropped_outliers", 0),
-            "dropped_stale": c.get("ps/dropped_stale", 0)}
+            "dropped_stale": c.get("ps/dropped_stale", 0), "ps_waits": c.get("bundles/ps_waits", 0)}

@@ -17,7 +17,9 @@ import torch
 
 from distrl.checkpoint import replay_path, replay_set, state_digest
 from distrl.components.prefetcher import Prefetcher
+from distrl.params.param_server import ParamShard, ShardedParameterServer
 from distrl.replay import ReplayTable, pack
+from distrl.transport import retry
 
 
 @dataclass
@@ -236,6 +238,79 @@ class LearnerWorker:
 
     def finish(self) -> None:
         self._stop_prefetching()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class ShardWorker(ParamShard):
+    """A parameter-server shard of a run (Gorila; A3C's sharded store). One started again (a restart,
+    or --resume) begins from its slice of the run's newest checkpoint."""
+
+    def __init__(self, wiring: Any, index: int, links: dict | None = None, transport: Any = None):
+        if transport is not None and transport.remote:
+            torch.set_num_threads(1)
+        values, options = wiring.shard_args(index)
+        super().__init__(values, **options)
+        run_dir = wiring.cfg.run_dir
+        data = wiring.restore(Path(run_dir), required=False) if run_dir else None
+        self.restored_from = data["path"] if data else None
+        if data:
+            self.load_state_dict(data["roles"]["ps"][index])
+        self.restored_digest = state_digest(self.state_dict()) if data else None
+
+    def stats(self) -> dict[str, int]:
+        return self.counters()
+
+    def restored(self) -> dict:
+        """The checkpoint this incarnation loaded its slice from, and a digest of its state then."""
+        return {"path": self.restored_from, "digest": self.restored_digest, "pid": os.getpid()}
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class BundleWorker:
+    """A Gorila bundle (actor, replay, learner in one process): `run(rounds)` makes that many bundle rounds.
+    The replay is the bundle's own table, or the shared one linked as "replay" (replay.mode=global). A
+    parameter shard or the shared table restarting ends a call early; the bundle waits and goes on."""
+
+    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
+        cfg = wiring.cfg
+        if transport.remote:
+            torch.set_num_threads(cfg.torch_threads or 1)
+        self.transport, self.ps_waits = transport, 0
+        ps = ShardedParameterServer(links["ps"], transport.call, transport.gather, sizes=wiring.shard_sizes())
+        self.local_replay, sink = None, None
+        if links.get("replay"):
+            replay = wiring.replay_client(links["replay"], transport, index)
+            if transport.remote:
+                sink = BoundedSink(replay, transport, 8, wiring.compressed())
+        else:
+            replay = self.local_replay = wiring.make_replay(index)
+        self.bundle = retry(lambda: wiring.make_bundle(index, ps, replay, sink), transport, self._waited)
+        self._deltas = Deltas(self.bundle.counters())
+
+    def _waited(self) -> None:
+        self.ps_waits += 1
+        self.transport.idle(0.2)
+
+    def run(self, rounds: int) -> Report:
+        for _ in range(rounds):
+            try:
+                self.bundle.run_round()
+            except self.transport.dead:
+                self._waited()
+                break
+        state: dict[str, float] = {"ps_waits": self.ps_waits}
+        if self.local_replay is not None:
+            state.update({f"replay/{k}": v for k, v in self.local_replay.stats().items()})
+        return Report(self._deltas(self.bundle.counters()), self.bundle.actor.drain_returns(), state=state)
+
+    def finish(self) -> None:
+        """What the envs hold in the n-step adders goes to the replay; the envs close."""
+        self.bundle.actor.flush()
+        self.bundle.actor.close()
 
     def pid(self) -> int:
         return os.getpid()

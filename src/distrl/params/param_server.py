@@ -180,10 +180,7 @@ class ShardedParameterServer:
     def counters(self) -> dict[str, int]:
         """version: min over shards (= updates()); max_version: the furthest shard; applied and
         dropped_stale: summed over shards, so one push to N shards counts N."""
-        parts = self._all("counters")
-        versions = [c["version"] for c in parts]
-        return {"version": min(versions), "max_version": max(versions),
-                "applied": sum(c["applied"] for c in parts), "dropped_stale": sum(c["dropped_stale"] for c in parts)}
+        return shard_counters(self._all("counters"))
 
     def state_dict(self) -> list[dict[str, Any]]:
         return self._all("state_dict")
@@ -226,3 +223,10 @@ def unflatten_into(module: torch.nn.Module, flat: np.ndarray) -> None:
     if flat.size != n:
         raise ValueError(f"flat parameter vector has {flat.size} values, the module expects {n}")
     vector_to_parameters(torch.tensor(flat, dtype=params[0].dtype, device=params[0].device), params)
+
+
+def shard_counters(parts: Sequence[dict[str, int]]) -> dict[str, int]:
+    """The server's counters from its shards' (ShardedParameterServer.counters says what each means)."""
+    versions = [c["version"] for c in parts]
+    return {"version": min(versions), "max_version": max(versions),
+            "applied": sum(c["applied"] for c in parts), "dropped_stale": sum(c["dropped_stale"] for c in parts)}

@@ -15,6 +15,7 @@ from typing import Any
 from distrl.architectures.base import Role, Wiring
 from distrl.components.monitor import Monitor
 from distrl.errors import ConfigError
+from distrl.transport import retry
 
 _DEAD = -1
 
@@ -45,9 +46,12 @@ class Driver:
         self.handles: dict[str, list] = {}
         self.totals: dict[str, float] = {}
         self.state: dict[str, dict] = {}  # each role's latest reported gauges
-        self.faults = {r.fault_key: 0 for r in self.roles if r.steps}
+        self.reported: dict[str, dict[int, dict]] = {}  # ... and each instance's
+        self.counted = [r for r in self.roles if r.steps or r.fault]  # roles whose restarts the summary counts
+        self.faults = {r.fault_key: 0 for r in self.counted}
         self.pids: dict[tuple[str, int], int] = {}
-        self.served: dict[str, float] = {}  # the served roles' last stats
+        self.served: dict[str, list[dict]] = {}  # the served roles' last stats, per instance
+        self.view: dict[str, float] = {}  # the latest counters()
         self.evaluations: list[dict] = []
         self.eval_call: Any = None
 
@@ -122,9 +126,9 @@ class Driver:
                 self.t.gather([call])
             except self.t.dead:
                 pass  # died at the end: its unsent data is lost, as any dead actor's
-        self._retry(self.save)
+        retry(self.save, self.t)
         final = self.log()
-        evaluation = self._retry(lambda: self.t.gather([self._start_eval()])[0]) if self.cfg.eval_episodes else None
+        evaluation = retry(lambda: self.t.gather([self._start_eval()])[0], self.t) if self.cfg.eval_episodes else None
         faults = {**self.faults, **{k: int(final[k]) for k in self.w.fault_gauges}}
         return {"frames": int(final["frames"]), "updates": int(self.progress()), "evaluation": evaluation,
                 "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations}
@@ -148,43 +152,35 @@ class Driver:
         self.monitor.add_returns(report.returns)
         self.monitor.add_watched_returns(report.watched_returns)
         self.state.setdefault(role.name, {}).update(report.state)
+        self.reported.setdefault(role.name, {})[i] = report.state
 
     def _count_restart(self, role: Role, i: int, pid: int | None) -> None:
         count_restart(self.pids, (role.name, i), pid, self.faults, role.fault_key)
-
-    def _retry(self, fn: Callable[[], Any], timeout_s: float = 120.0) -> Any:
-        """fn() until no role it talks to is restarting, for up to timeout_s."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                return fn()
-            except self.t.dead:
-                if time.monotonic() > deadline:
-                    raise
-                self.t.idle(0.2)
 
     # ---- counters, schedule ------------------------------------------------------------------
     def frames(self) -> float:
         return sum(v for k, v in self.totals.items() if k.endswith("/frames"))
 
     def progress(self) -> float:
-        return self.totals.get(self.w.progress_key, 0)
+        """The counter the schedule follows: a called role's total, or (Gorila's server version) one the
+        wiring derives from served stats, as of the latest counters()."""
+        key = self.w.progress_key
+        return self.totals[key] if key in self.totals else self.view.get(key, 0)
 
     def counters(self) -> dict[str, float]:
-        """The totals, the served roles' stats summed over instances, and each role's restarts."""
+        """The wiring's counters from the totals, the served roles' stats and the reports; each role's restarts."""
         for role in self.roles:
             if role.name in self.w.stats_roles and self.handles.get(role.name):
-                stats: dict[str, float] = {}
                 try:
-                    for part in self.t.gather([self.t.call(h, "stats") for h in self.handles[role.name]], timeout=30):
-                        for k, v in part.items():
-                            stats[f"{role.name}/{k}"] = stats.get(f"{role.name}/{k}", 0) + v
-                    self.served.update(stats)
+                    self.served[role.name] = self.t.gather([self.t.call(h, "stats") for h in self.handles[role.name]],
+                                                           timeout=30)
                 except self.t.dead:
                     pass  # restarting: its last stats stand
-            if role.steps and (n := self.p.restarts(self.handles.get(role.name, []))) is not None:
+        for role in self.counted:
+            if (n := self.p.restarts(self.handles.get(role.name, []))) is not None:
                 self.faults[role.fault_key] = n
-        return {**self.totals, **self.served, "actors/frames": self.frames()}
+        self.view = self.w.counters(self.totals, self.served, self.reported)
+        return {**self.view, "actors/frames": self.frames()}
 
     def log(self) -> dict[str, float]:
         self.last_log = time.perf_counter()
@@ -193,16 +189,21 @@ class Driver:
         return self.monitor.log(c, {**sizes, **self.w.gauges(c), **self.faults})
 
     def _tick(self) -> None:
-        if self.progress() >= self.next_checkpoint:
-            self.save()
-            every = self.cfg.checkpoint_every
-            self.next_checkpoint = (self.progress() // every + 1) * every
-        self._poll_eval()
-        if time.perf_counter() - self.last_log >= self.cfg.log_every_s:
-            self.log()
-            if self.cfg.eval_every and self.cfg.eval_episodes and self.eval_call is None \
-                    and self.progress() >= self.next_eval:
-                self.eval_call = self._start_eval()
+        if not self.t.remote and self.w.progress_key not in self.totals:
+            self.counters()  # served progress (cheap in one process): the schedule follows it every round
+        try:
+            if self.progress() >= self.next_checkpoint:
+                self.save()
+                every = self.cfg.checkpoint_every
+                self.next_checkpoint = (self.progress() // every + 1) * every
+            self._poll_eval()
+            if time.perf_counter() - self.last_log >= self.cfg.log_every_s:
+                self.log()
+                if self.cfg.eval_every and self.cfg.eval_episodes and self.eval_call is None \
+                        and self.progress() >= self.next_eval:
+                    self.eval_call = self._start_eval()
+        except self.t.dead:
+            pass  # a role it asked is restarting: the next tick tries again
         if self.hook is not None:
             self.hook({"totals": {**self.totals, "frames": self.frames()}, "faults": self.faults,
                        "run_dir": self.run_dir, **self.handles})

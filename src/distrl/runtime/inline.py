@@ -14,7 +14,7 @@ from distrl.architectures.a3c import A3C, a3c_counters
 from distrl.architectures.apex import Apex
 from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
 from distrl.architectures.base import Role, Wiring
-from distrl.architectures.gorila import Gorila, gorila_counters, gorila_gauges
+from distrl.architectures.gorila import Gorila
 from distrl.components.monitor import Monitor
 from distrl.params.param_server import ShardedParameterServer
 from distrl.runtime.driver import drive
@@ -59,60 +59,10 @@ def run_apex(arch: Apex, run_dir: Path, monitor: Monitor, resume: bool = False,
     return drive(arch, InlinePlacement(), run_dir, monitor, hook)
 
 
-def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
-    cfg = arch.cfg
-    ps = ShardedParameterServer([arch.make_shard(i) for i in range(cfg.ps.shards)])
-    base: dict[str, int] = {}
-    resumed_from = None
-    if resume:
-        data = arch.restore(run_dir)
-        ps.load_state_dict(data["roles"]["ps"])
-        base = {k: int(v) for k, v in data["counters"].items()}
-        monitor.add_returns(list(data["returns"]))
-        resumed_from = data["path"]
-    shared = arch.make_replay(0) if cfg.replay.mode == "global" else None
-    bundles = [arch.make_bundle(i, ps, shared or arch.make_replay(i)) for i in range(cfg.actors)]
-    replays = [shared] if shared is not None else [b.replay for b in bundles]
-
-    def totals() -> dict[str, int]:
-        return _sum_counters(base, bundles)
-
-    def counters() -> dict[str, float]:
-        return gorila_counters(totals(), ps.counters(), [r.stats() for r in replays])
-
-    def checkpoint() -> None:
-        arch.save_shards(run_dir, ps.state_dict(), totals(), list(monitor.returns))
-
-    monitor.start(counters())
-    last_log = time.perf_counter()
-    next_checkpoint = ps.updates() + cfg.checkpoint_every
-    try:
-        while totals().get("frames", 0) < cfg.max_frames:
-            for bundle in bundles:
-                bundle.run_round()
-                monitor.add_returns(bundle.actor.drain_returns())
-            if (updates := ps.updates()) >= next_checkpoint:
-                checkpoint()
-                next_checkpoint = updates + cfg.checkpoint_every
-            if time.perf_counter() - last_log >= cfg.log_every_s:
-                last_log = time.perf_counter()
-                c = counters()
-                monitor.log(c, gorila_gauges(c))
-        for bundle in bundles:
-            bundle.actor.flush()
-        checkpoint()
-    except KeyboardInterrupt:
-        checkpoint()
-        raise
-    finally:
-        for bundle in bundles:
-            bundle.actor.close()
-    c = counters()
-    final = monitor.log(c, gorila_gauges(c))
-    evaluation = arch.make_evaluator().evaluate(arch.params(ps.pull()[0])) if cfg.eval_episodes else None
-    return {"frames": int(final["frames"]), "updates": ps.updates(), "evaluation": evaluation,
-            "resumed_from": resumed_from, "replay_size": int(final["replay_size"]),
-            "faults": {"dropped_stale": int(final["dropped_stale"]), "dropped_outliers": int(final["dropped_outliers"])}}
+def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = False,
+               hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Gorila in this process: a round is one bundle round of each bundle; the shards restore themselves."""
+    return drive(arch, InlinePlacement(), run_dir, monitor, hook)
 
 
 def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:

@@ -3,9 +3,9 @@
 With no address, `ray.init()` starts a local instance without the dashboard (the embedded default),
 its ports guarded by a per-run token (runtime/__init__.py says why not loopback); with `address`
 (or RAY_ADDRESS) the same run joins a cluster. placement.py is the placement runtime/driver.py runs
-Ape-X and Ape-X DPG on: their roles (distrl.components.workers) run unchanged in Ray actors, reached
-through RayTransport. Gorila, A3C and BA3C still have a driver each (gorila.py, a3c.py, ba3c.py) over
-the hosts in hosts.py, until they are ported to roles.
+Ape-X, Ape-X DPG and Gorila on: their roles (distrl.components.workers) run unchanged in Ray actors,
+reached through RayTransport. A3C and BA3C still have a driver each (a3c.py, ba3c.py) over the hosts
+in hosts.py, until they are ported to roles.
 
 Faults: Ray restarts every role instance (max_restarts=-1). A dead actor loses only its unsent
 transitions; a restarted replay shard comes back empty (or with its saved set) and the learner pauses

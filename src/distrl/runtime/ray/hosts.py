@@ -1,38 +1,25 @@
-"""The parameter-shard and evaluator hosts the Gorila, A3C and BA3C drivers share: each wraps a plain
+"""The parameter-shard and evaluator hosts the A3C and BA3C Ray drivers share: each wraps a plain
 component of distrl.components or distrl.params (Ape-X's roles are distrl.components.workers)."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 import numpy as np
 import torch
 
 from distrl import config as C
 from distrl.architectures import make_architecture
-from distrl.checkpoint import state_digest
-from distrl.params.param_server import ParamShard
+from distrl.components.workers import ShardWorker
+from distrl.runtime.ray.placement import RayTransport
 
 
-class ShardHost(ParamShard):
-    """A parameter-server shard in its own process (Gorila, A3C's sharded store). A restarted one
-    (or one started for --resume) begins from its slice of the newest checkpoint of the run."""
+class ShardHost(ShardWorker):
+    """components.workers.ShardWorker built from a config dict, for the A3C and BA3C Ray drivers (until
+    they run on runtime/driver.py, which starts roles from the wiring itself)."""
 
     def __init__(self, cfg_dict: dict, index: int, run_dir: str):
-        torch.set_num_threads(1)
-        arch = make_architecture(C.from_dict(cfg_dict))
-        values, options = arch.shard_args(index)
-        super().__init__(values, **options)
-        data = arch.restore(Path(run_dir), required=False)
-        self.restored_from = data["path"] if data else None
-        if data:
-            self.load_state_dict(data["roles"]["ps"][index])
-        self.restored_digest = state_digest(self.state_dict()) if data else None
-
-    def restored(self) -> dict:
-        """The checkpoint this incarnation loaded its slice from, and a digest of its state then."""
-        return {"path": self.restored_from, "digest": self.restored_digest, "pid": os.getpid()}
+        cfg = C.from_dict(cfg_dict)
+        cfg.run_dir = run_dir
+        super().__init__(make_architecture(cfg), index, {}, RayTransport)
 
 
 class EvaluatorHost:

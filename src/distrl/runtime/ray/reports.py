@@ -1,4 +1,4 @@
-"""The driver side of worker calls for the Gorila, A3C and BA3C Ray drivers: finished reports,
+"""The driver side of worker calls for the A3C and BA3C Ray drivers: finished reports,
 restarts counted once per death (runtime/driver.py's count_restart), periodic evaluations."""
 
 from __future__ import annotations
