@@ -5,9 +5,9 @@ Run: python bench/a3c_throughput.py [--seconds S] [--workers 1,2] [--shards 1,2]
                                     [--envs CartPole-v1,ALE/Pong-v5] [--quick]
 
 Workers are placed as `distrl train a3c --runtime ray` places them: one Ray actor per worker
-(distrl.runtime.ray.a3c.ActorLearnerHost, algo a3c, one torch thread each), attached by name to a
+(distrl.components.workers.ActorLearnerWorker, algo a3c, one torch thread each), attached by name to a
 SharedMemoryParams that the driver owns (`ps.store=shared`), or talking to one Ray actor per
-shard (distrl.runtime.ray.hosts.ShardHost, `ps.store=sharded`), so the sharded figures include
+shard (distrl.components.workers.ShardWorker, `ps.store=sharded`), so the sharded figures include
 Ray's transport of every push+pull. Presets: a3c-cartpole for CartPole-v1 (MLP 128), a3c-atari for
 Pong (the A3C CNN; frame skip 4, so env frames = agent steps x 4, as the workers count them).
 
@@ -48,25 +48,21 @@ def measure(env: str, workers: int, store: str, shards: int, seconds: float) -> 
     """Steady-state rates of `workers` Ray actor-learners on one parameter store."""
     import ray
 
-    from distrl import config as C
     from distrl.architectures.a3c import A3C
-    from distrl.runtime.ray.a3c import ActorLearnerHost
-    from distrl.runtime.ray.hosts import ShardHost
+    from distrl.components.workers import ActorLearnerWorker, ShardWorker
+    from distrl.runtime.ray.placement import RayTransport
 
     cfg = make_cfg(env, workers, store, shards)
-    arch, cfg_dict, steps = A3C(cfg), C.to_dict(cfg), cfg.ray.steps_per_call
-    owner, handles, shard_handles = None, [], []
+    arch, steps = A3C(cfg), cfg.ray.steps_per_call
+    handles, shard_handles = [], []
     try:
-        with tempfile.TemporaryDirectory() as run_dir:
-            if store == "shared":
-                owner = arch.create_shared_store()
-                spec = owner.spec()
-            else:
-                spec = None
-                shard_cls = ray.remote(ShardHost).options(num_cpus=1)
-                shard_handles = [shard_cls.remote(cfg_dict, i, run_dir) for i in range(shards)]
-            worker_cls = ray.remote(ActorLearnerHost).options(num_cpus=1)
-            handles = [worker_cls.remote(cfg_dict, i, spec, shard_handles or None) for i in range(workers)]
+        with tempfile.TemporaryDirectory() as run_dir, arch.owned():
+            cfg.run_dir = run_dir
+            if store == "sharded":
+                shard_cls = ray.remote(ShardWorker).options(num_cpus=1)
+                shard_handles = [shard_cls.remote(arch, i, {}, RayTransport) for i in range(shards)]
+            worker_cls = ray.remote(ActorLearnerWorker).options(num_cpus=1)
+            handles = [worker_cls.remote(arch, i, {"ps": shard_handles}, RayTransport) for i in range(workers)]
             ray.get([h.run.remote(steps, 0) for h in handles])  # warm-up: start-up, first pulls, first calls
             frames, updates, busy = [0.0] * workers, [0.0] * workers, [0.0] * workers
             start = time.perf_counter()
@@ -74,7 +70,7 @@ def measure(env: str, workers: int, store: str, shards: int, seconds: float) -> 
             while pending:
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 i = pending.pop(ready[0])
-                out = ray.get(ready[0])["counters"]
+                out = ray.get(ready[0]).counters
                 frames[i] += out["frames"]
                 updates[i] += out["updates"]
                 busy[i] = time.perf_counter() - start  # this worker's last return
@@ -83,9 +79,6 @@ def measure(env: str, workers: int, store: str, shards: int, seconds: float) -> 
     finally:
         for h in [*handles, *shard_handles]:
             ray.kill(h)
-        if owner is not None:
-            owner.close()
-            owner.unlink()
     return {"frames_per_s": sum(f / b for f, b in zip(frames, busy)),
             "updates_per_s": sum(u / b for u, b in zip(updates, busy)),
             "n_params": arch.n_params, "steps_per_call": steps}

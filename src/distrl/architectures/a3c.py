@@ -2,10 +2,16 @@
 replay, pushing gradients to one parameter store: SharedMemoryParams (one host, shared RMSProp,
 Hogwild) or the sharded parameter server (`ps.store=sharded`, RMSProp on every shard).
 
-This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
+Its roles: the workers (called: `run(steps, global_frames)`), the parameter shards with
+ps.store=sharded (served), and the evaluator. The shared-memory store is no role: the run's driver
+process owns it for the run's length (`owned`), and every worker attaches it by name, so workers
+must share the driver's host. This module says what to create and how the parts connect; a
+placement says where."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,18 +20,29 @@ import torch
 from gymnasium import spaces
 
 from distrl.algos.q_learning import exploration_epsilons
-from distrl.architectures.common import Saveable, Seeds, frame_skip, set_torch_threads
+from distrl.architectures.base import Role, Wiring
+from distrl.architectures.common import Seeds, frame_skip, save_shards, set_torch_threads, shards_policy_params
 from distrl.components.actor_learner import ActorLearner
 from distrl.components.evaluator import Evaluator
+from distrl.components.workers import ActorLearnerWorker, EvaluatorWorker, ShardWorker
 from distrl.config import A3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.errors import ConfigError
 from distrl.nets import A3CCNN, QNetwork, image_kind, make_policy_value_net, make_q_network
-from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
+from distrl.params.param_server import (
+    ParamShard,
+    ShardedParameterServer,
+    flatten,
+    shard_counters,
+    shard_slices,
+    unflatten_into,
+)
 
 
-class A3C(Saveable):
+class A3C(Wiring):
     architecture = "a3c"
+    stats_roles = ("ps",)
+    fault_gauges = ("ps_waits",)
 
     def __init__(self, cfg: A3CConfig):
         self.cfg = cfg
@@ -51,6 +68,73 @@ class A3C(Saveable):
         self.n_params = int(flatten(self.make_net()).size)
         rng = np.random.default_rng(self.seeds["epsilons"])
         self.final_epsilons = exploration_epsilons(cfg.actors, rng)
+        self.owner: Any = None  # the shared-memory store, in the driver's process while the run goes
+        self.store_spec: dict | None = None  # ... and what workers attach it by
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "owner": None}  # a worker elsewhere attaches by store_spec
+
+    # ---- roles ---------------------------------------------------------------------------
+    def roles(self, remote: bool) -> list[Role]:
+        """In one process a round is one rollout of each worker in turn (the paper's threads, serialised)."""
+        cfg = self.cfg
+        return [Role("workers", cfg.actors, ActorLearnerWorker, ("ps",), steps=cfg.ray.steps_per_call if remote else 1),
+                Role("ps", cfg.ps.shards if cfg.ps.store == "sharded" else 0, ShardWorker, fault="ps_restarts"),
+                Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
+
+    def call_args(self, role: str, frames: float) -> tuple:
+        """A worker's epsilon and target refresh follow the run's frames, as last counted."""
+        return (int(frames),)
+
+    @contextmanager
+    def owned(self) -> Iterator[None]:
+        """With ps.store=shared: the store, restored from the run's newest checkpoint if it has one,
+        for as long as the run goes; then its memory is freed."""
+        if self.cfg.ps.store != "shared":
+            yield
+            return
+        self.owner = self.create_shared_store()
+        try:
+            data = self.restore(Path(self.cfg.run_dir), required=False) if self.cfg.run_dir else None
+            if data:
+                self.owner.load_state_dict(data["roles"]["ps"][0])
+            self.store_spec = self.owner.spec()
+            yield
+        finally:
+            self.owner.close()
+            self.owner.unlink()
+            self.owner = self.store_spec = None
+
+    def store_client(self, shards: list, transport: Any) -> Any:
+        """A worker's store: its own attachment of the shared one, or a client of the shards."""
+        if self.store_spec is not None:
+            from distrl.params.shared_memory import SharedMemoryParams
+            return SharedMemoryParams.attach(self.store_spec)
+        return ShardedParameterServer(shards, transport.call, transport.gather, sizes=self.shard_sizes())
+
+    def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
+                 reported: dict[str, dict[int, dict]]) -> dict[str, float]:
+        """learner/updates is the store's version (global updates); learner/pushes the workers' pushes."""
+        store = self.owner.counters() if self.owner is not None else \
+            shard_counters(served["ps"]) if served.get("ps") else {"version": 0}
+        return {"actors/frames": totals.get("workers/frames", 0), "actors/episodes": totals.get("workers/episodes", 0),
+                "learner/pushes": totals.get("workers/updates", 0), "learner/updates": store["version"],
+                "workers/ps_waits": sum(s.get("ps_waits", 0) for s in reported.get("workers", {}).values())}
+
+    def gauges(self, counters: dict[str, float]) -> dict[str, float]:
+        return {"ps_waits": counters.get("workers/ps_waits", 0)}
+
+    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
+                   returns: list[float]) -> str:
+        states = [self.owner.state_dict()] if self.owner is not None else \
+            transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
+        return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
+
+    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
+        store = self.owner if self.owner is not None else \
+            ShardedParameterServer(roles["ps"], transport.call, transport.gather, sizes=self.shard_sizes())
+        flat, versions = store.pull()
+        return {k: v.numpy() for k, v in self.params(flat).items()}, int(np.min(versions))
 
     def make_net(self) -> torch.nn.Module:
         torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
@@ -129,23 +213,5 @@ class A3C(Saveable):
             return {"ps": (1, "ps.store=sharded --set ps.shards")}
         return {"ps": (self.cfg.ps.shards, "ps.shards")}
 
-    @staticmethod
-    def store_states(store: Any) -> list[dict]:
-        """The "ps" role's states: one per shard, or the one shared-memory store's."""
-        state = store.state_dict()
-        return state if isinstance(state, list) else [state]
-
-    @staticmethod
-    def load_store(store: Any, states: list[dict]) -> None:
-        store.load_state_dict(states if isinstance(store.state_dict(), list) else states[0])
-
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
-        data = self.restore(run_dir)
-        values = torch.cat([s["values"] for s in data["roles"]["ps"]])
-        return self.params(values.numpy()), {"checkpoint": data["path"], "updates": int(data["counters"]["updates"])}
-
-
-def a3c_counters(totals: dict[str, int], store: dict[str, int]) -> dict[str, float]:
-    """The monitor's counters: the workers' summed counts and the store's update count."""
-    return {"actors/frames": totals.get("frames", 0), "actors/episodes": totals.get("episodes", 0),
-            "learner/pushes": totals.get("updates", 0), "learner/updates": store["version"]}
+        return shards_policy_params(self, run_dir)

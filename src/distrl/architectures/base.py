@@ -3,6 +3,8 @@ protocol that are its paper's own. Nothing here says where a role runs."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,16 @@ class Wiring(Saveable):
                 for k, v in part.items():
                     c[f"{role}/{k}"] = c.get(f"{role}/{k}", 0) + v
         return c
+
+    def call_args(self, role: str, frames: float) -> tuple:
+        """What a called role's run() takes after its steps, given the run's frames so far."""
+        return ()
+
+    @contextmanager
+    def owned(self) -> Iterator[None]:
+        """What the driver's own process holds while the run goes, from before the roles start to after
+        they stop (A3C's shared-memory store); nothing by default."""
+        yield
 
     def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict], remote: bool) -> bool:
         """Whether the driver may start the next call of `role` now (a rate limiter's say)."""

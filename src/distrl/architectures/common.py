@@ -106,6 +106,13 @@ class Saveable:
         return {**data, "path": str(path)}
 
 
+def save_shards(arch: Saveable, run_dir: Path, ps_states: list[dict], counters: dict[str, float],
+                returns: list[float]) -> Path:
+    """Every parameter-store shard's values, optimizer state and version, and the run's progress, under
+    the global update count (the minimum over shards)."""
+    return arch.save(run_dir, min(int(s["version"]) for s in ps_states), {"ps": ps_states}, counters, returns)
+
+
 def shards_policy_params(arch: Any, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
     """The latest checkpoint's parameters (the shards' values joined) as a state dict, for `distrl eval`."""
     data = arch.restore(run_dir)

@@ -20,6 +20,7 @@ from distrl.architectures.common import (
     Seeds,
     frame_skip,
     probe_discrete_env,
+    save_shards,
     set_torch_threads,
     shards_policy_params,
 )
@@ -128,7 +129,7 @@ class Gorila(Wiring):
     def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
                    returns: list[float]) -> str:
         states = transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
-        return str(self.save_shards(Path(self.cfg.run_dir), states, counters, returns))
+        return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
 
     def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
         flat, versions = ShardedParameterServer(roles["ps"], transport.call, transport.gather,
@@ -230,11 +231,6 @@ class Gorila(Wiring):
 
     def role_counts(self) -> dict[str, tuple[int, str]]:
         return {"ps": (self.cfg.ps.shards, "ps.shards")}
-
-    def save_shards(self, run_dir: Path, ps_states: list[dict], counters: dict[str, int], returns: list[float]) -> Path:
-        """Every shard's values, optimizer state and version, and the run's progress, under the
-        global update count."""
-        return self.save(run_dir, min(int(s["version"]) for s in ps_states), {"ps": ps_states}, counters, returns)
 
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
         return shards_policy_params(self, run_dir)

@@ -316,6 +316,41 @@ class BundleWorker:
         return os.getpid()
 
 
+class ActorLearnerWorker:
+    """An A3C actor-learner: `run(steps, global_frames)` makes whole rollouts until `steps` agent steps
+    are done. Its store is the run's shared-memory one, attached by name, or the shards linked as "ps";
+    a shard restarting ends a call early, and the worker waits and goes on."""
+
+    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
+        if transport.remote:
+            torch.set_num_threads(wiring.cfg.torch_threads or 1)
+        self.transport, self.ps_waits = transport, 0
+        self.store = wiring.store_client(links.get("ps", []), transport)
+        self.worker = retry(lambda: wiring.make_worker(index, self.store), transport, self._waited)
+        self._deltas = Deltas(self.worker.counters())
+
+    def _waited(self) -> None:
+        self.ps_waits += 1
+        self.transport.idle(0.2)
+
+    def run(self, steps: int, global_frames: int) -> Report:
+        try:
+            self.worker.run(steps, global_frames)
+        except self.transport.dead:
+            self._waited()  # report what was done; the next call tries again
+        return Report(self._deltas(self.worker.counters()), self.worker.drain_returns(),
+                      state={"ps_waits": self.ps_waits})
+
+    def finish(self) -> None:
+        """The env closes; an attached shared store is let go (its owner frees it)."""
+        self.worker.close()
+        if hasattr(self.store, "close"):
+            self.store.close()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
 class EvaluatorWorker:
     """Evaluates the parameters it is given under the wiring's protocol."""
 

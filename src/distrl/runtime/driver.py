@@ -59,17 +59,18 @@ class Driver:
     def run(self) -> dict[str, Any]:
         resumed_from = self._restore_progress()
         self.p.check(self.roles)
-        try:
-            self._start_roles()
-            self.monitor.start(self.counters())
+        with self.w.owned():
             try:
-                self._loop()
-            except KeyboardInterrupt:  # Ctrl-C, or SIGTERM turned into it by the CLI: save where it stopped
-                self._save_on_interrupt()
-                raise
-            return {**self._finish(), "resumed_from": resumed_from}
-        finally:
-            self.p.stop([h for hs in self.handles.values() for h in hs])
+                self._start_roles()
+                self.monitor.start(self.counters())
+                try:
+                    self._loop()
+                except KeyboardInterrupt:  # Ctrl-C, or SIGTERM turned into it by the CLI: save where it stopped
+                    self._save_on_interrupt()
+                    raise
+                return {**self._finish(), "resumed_from": resumed_from}
+            finally:
+                self.p.stop([h for hs in self.handles.values() for h in hs])
 
     def _restore_progress(self) -> str | None:
         """The newest checkpoint's counters and recent returns (its roles restore themselves)."""
@@ -106,7 +107,8 @@ class Driver:
         while self.frames() < self.cfg.max_frames:
             for role, i in list(free):
                 if self.w.may_call(role.name, self.totals, self.state, self.t.remote):
-                    pending[self.t.call(self.handles[role.name][i], "run", role.steps)] = (role, i)
+                    args = self.w.call_args(role.name, self.frames())
+                    pending[self.t.call(self.handles[role.name][i], "run", role.steps, *args)] = (role, i)
                     free.remove((role, i))
             for call in self.t.wait(list(pending), timeout=0.5) if pending else []:
                 free.append(pending.pop(call))

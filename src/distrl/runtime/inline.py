@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from distrl.architectures.a3c import A3C, a3c_counters
+from distrl.architectures.a3c import A3C
 from distrl.architectures.apex import Apex
 from distrl.architectures.ba3c import BA3C, ba3c_counters, round_gauges
 from distrl.architectures.base import Role, Wiring
@@ -65,64 +65,11 @@ def run_gorila(arch: Gorila, run_dir: Path, monitor: Monitor, resume: bool = Fal
     return drive(arch, InlinePlacement(), run_dir, monitor, hook)
 
 
-def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False) -> dict[str, Any]:
-    """Actor-learners stepped in turn, one rollout each per round: the paper's threads, serialised."""
-    cfg = arch.cfg
-    data = arch.restore(run_dir) if resume else None
-    base = {k: int(v) for k, v in data["counters"].items()} if data else {}
-    if data:
-        monitor.add_returns(list(data["returns"]))
-    owner = None
-    if cfg.ps.store == "shared":
-        from distrl.params.shared_memory import SharedMemoryParams
-        owner = main = arch.create_shared_store()
-        stores = [SharedMemoryParams.attach(owner.spec()) for _ in range(cfg.actors)]  # own stats if not shared
-    else:
-        main = ShardedParameterServer([arch.make_shard(i) for i in range(cfg.ps.shards)])
-        stores = [main] * cfg.actors
-    workers = []
-    try:
-        if data:
-            arch.load_store(main, data["roles"]["ps"])
-        workers = [arch.make_worker(i, stores[i]) for i in range(cfg.actors)]
-
-        def totals() -> dict[str, int]:
-            return _sum_counters(base, workers)
-
-        def checkpoint() -> None:
-            t = totals()
-            arch.save(run_dir, t.get("updates", 0), {"ps": arch.store_states(main)}, t, list(monitor.returns))
-
-        monitor.start(a3c_counters(totals(), main.counters()))
-        last_log = time.perf_counter()
-        next_checkpoint = totals().get("updates", 0) + cfg.checkpoint_every
-        try:
-            while (t := totals()).get("frames", 0) < cfg.max_frames:
-                for w in workers:
-                    w.run(1, t.get("frames", 0))  # one rollout (up to t_max steps)
-                    monitor.add_returns(w.drain_returns())
-                if totals().get("updates", 0) >= next_checkpoint:
-                    checkpoint()
-                    next_checkpoint += cfg.checkpoint_every
-                if time.perf_counter() - last_log >= cfg.log_every_s:
-                    last_log = time.perf_counter()
-                    monitor.log(a3c_counters(totals(), main.counters()))
-            checkpoint()
-        except KeyboardInterrupt:
-            checkpoint()
-            raise
-        final = monitor.log(a3c_counters(totals(), main.counters()))
-        evaluation = arch.make_evaluator().evaluate(arch.params(main.pull()[0])) if cfg.eval_episodes else None
-        return {"frames": int(final["frames"]), "updates": int(totals().get("updates", 0)),
-                "evaluation": evaluation, "resumed_from": data["path"] if data else None}
-    finally:
-        for w in workers:
-            w.close()
-        if owner is not None:
-            for s in stores:
-                s.close()
-            owner.close()
-            owner.unlink()
+def run_a3c(arch: A3C, run_dir: Path, monitor: Monitor, resume: bool = False,
+            hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """The A3C family in this process: a round is one rollout of each worker in turn (the paper's threads,
+    serialised); the store restores itself."""
+    return drive(arch, InlinePlacement(), run_dir, monitor, hook)
 
 
 def push_order(workers: int, round: int, seed: int) -> list[int]:
