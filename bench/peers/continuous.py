@@ -6,6 +6,8 @@ each for the same wall-clock budget on this machine, one after another (issue 22
     bench/peers/.venv/bin/python bench/peers/continuous.py --contenders sb3-td3 --budget-s 300
     bench/peers/.venv/bin/python bench/peers/continuous.py --collect   # rebuild results + figure only
 
+A call that runs some contenders keeps the others' rows from the results file it rewrites.
+
 Contenders:
 - distrl-apex-dpg: `distrl train apex-dpg --env ENV --runtime ray --actors 2 --seed S`, the default preset
   (apex-dpg-small below 32 actors) and nothing else set; its greedy evaluations are its own (noiseless
@@ -160,6 +162,19 @@ def peer_rows(out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
 
 
+def earlier_rows(out: Path) -> tuple[dict[str, list[dict]], dict[str, str]]:
+    """The rows (not the summaries) of each contender in an earlier results file, and the date of each's run."""
+    rows: dict[str, list[dict]] = {}
+    dates: dict[str, str] = {}
+    for row in peer_rows(out):
+        name = row.pop("contender")
+        if row.get("summary"):
+            dates[name] = row.get("date", "")
+        else:
+            rows.setdefault(name, []).append(row)
+    return rows, dates
+
+
 def best_eval_by(rows: list[dict], wall_s: float) -> float | None:
     evals = [r["eval_mean"] for r in rows if r["eval_mean"] is not None and r["wall_s"] <= wall_s]
     return max(evals) if evals else None
@@ -227,16 +242,21 @@ def main() -> None:
         results[name] = [r for r in rows if r["wall_s"] <= args.budget_s + 1]  # a slow stop does not count
 
     out = ROOT / "bench" / "results" / f"{tag}.jsonl"
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    dates = {name: now for name in results}
+    kept, kept_dates = earlier_rows(out)
+    for name, rows in kept.items():  # contenders not run this time keep their last results
+        if name not in results:
+            results[name], dates[name] = rows, kept_dates.get(name, "")
     out.parent.mkdir(parents=True, exist_ok=True)
     common = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "machine": K.machine_info(),
-              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "hyperparameters": {**HYPERPARAMS, "distrl-apex-dpg": "the default preset (distrl presets: apex-dpg-small)"}}
     summaries = summarize(results, args.budget_s)
     with open(out, "w") as f:
         for name, rows in results.items():
             for row in rows:
                 f.write(json.dumps({"contender": name, **row}) + "\n")
-            f.write(json.dumps({**common, **summaries[name]}) + "\n")
+            f.write(json.dumps({**common, "date": dates[name], **summaries[name]}) + "\n")
             print(json.dumps(summaries[name]), flush=True)
 
     from distrl.plotting import plot_comparison
