@@ -3,8 +3,8 @@
 Run: python bench/ba3c_scaling.py [--workers 1,2,4] [--seconds S] [--env ID] [--gradients-per-call K]
                                   [--fraction F] [--quick]
 
-Actors are placed as `distrl train ba3c --runtime ray` places them (distrl.runtime.ray.ba3c.start_ba3c):
-one Ray actor per parameter-server shard, one per worker (BA3CWorkerHost, 1 torch thread each)
+Actors are placed as `distrl train ba3c --runtime ray` places them (runtime/driver.py start_roles, Ray):
+one Ray actor per parameter-server shard, one per worker (GradientWorker, 1 torch thread each)
 and, in sync mode, the asyncio chief. Presets: ba3c-atari for Atari (the paper's setting: BA3C CNN
 with a 128-unit layer, n_sim 10, t_max 5, bs 32, 4 shards running Adam), ba3c-cartpole for
 CartPole-v1 (MLP 128, 2 shards). Sync: a round closes once ceil(fraction x workers) workers have
@@ -53,19 +53,21 @@ def measure(env: str, workers: int, mode: str, fraction: float, seconds: float, 
 
     from distrl.architectures.ba3c import BA3C
     from distrl.params.param_server import ShardedParameterServer
-    from distrl.runtime.ray.ba3c import start_ba3c
+    from distrl.runtime.driver import start_roles
     from distrl.runtime.ray.cluster import call
+    from distrl.runtime.ray.placement import RayPlacement
 
     keys = ("data_points", "frames", "gradients")
     with tempfile.TemporaryDirectory() as run_dir:
         arch = BA3C(make_cfg(env, workers, mode, fraction, run_dir))
         k = per_call or (3 if arch.atari else arch.cfg.ray.rounds_per_call)
-        shards, chief, handles = start_ba3c(arch, Path(run_dir))
+        started = start_roles(arch, RayPlacement(), [r for r in arch.roles(True) if r.name != "evaluator"])
+        shards, handles, chief = started["ps"], started["workers"], (started["chief"] or [None])[0]
         pending: dict = {}
         try:
             ps = ShardedParameterServer(shards, call, ray.get, sizes=arch.shard_sizes())
             ray.get([h.run.remote(k) for h in handles])  # warm-up: start-up, first pulls, the chief's first rounds
-            report = (lambda: ray.get(chief.report.remote())) if chief is not None else (lambda: {"dropped_late": 0})
+            report = (lambda: ray.get(chief.stats.remote())) if chief is not None else (lambda: {"dropped_late": 0})
             updates0, dropped0 = ps.updates(), report()["dropped_late"]
             sums = [dict.fromkeys(keys, 0.0) for _ in handles]
             busy = [0.0] * workers
@@ -74,7 +76,7 @@ def measure(env: str, workers: int, mode: str, fraction: float, seconds: float, 
             while True:
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 i = pending.pop(ready[0])
-                out = ray.get(ready[0])["counters"]
+                out = ray.get(ready[0]).counters
                 now = time.perf_counter() - start
                 for key in keys:
                     sums[i][key] += out[key]
@@ -90,8 +92,7 @@ def measure(env: str, workers: int, mode: str, fraction: float, seconds: float, 
             _, stuck = ray.wait(list(pending), num_returns=len(pending), timeout=120)
             if stuck:
                 print(f"warning: {len(stuck)} worker call(s) still out 120 s after the window", file=sys.stderr)
-            for h in [*handles, *shards, *([chief] if chief is not None else [])]:
-                ray.kill(h)
+            RayPlacement.stop([h for hs in started.values() for h in hs])
     idle = [i for i in range(workers) if busy[i] == 0]
     if idle:
         print(f"warning: worker(s) {idle} returned no call in the window: raise --seconds", file=sys.stderr)

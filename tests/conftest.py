@@ -17,9 +17,9 @@ def local_ray():
 @pytest.fixture
 def train_with_hook(monkeypatch):
     """train() through the CLI's path with `hook(state)` passed to the runtime's driver on every tick,
-    for fault injection: `train_with_hook(runtime_module, "run_apex", cfg, hook)`."""
-    def run(runtime_module, driver: str, cfg, hook):
-        original = getattr(runtime_module, driver)
-        monkeypatch.setattr(runtime_module, driver, lambda *args, **kwargs: original(*args, **kwargs, hook=hook))
+    for fault injection: `train_with_hook(runtime_module, cfg, hook)`."""
+    def run(runtime_module, cfg, hook):
+        original = runtime_module.run
+        monkeypatch.setattr(runtime_module, "run", lambda *args, **kwargs: original(*args, **{**kwargs, "hook": hook}))
         return train(cfg, live=False)
     return run

@@ -46,7 +46,7 @@ def test_inline_runs_are_deterministic(tmp_path):
 def test_inline_hook_sees_each_round_and_can_end_the_run(tmp_path):
     """bench/peers evaluates from the hook while training waits, and stops the run once solved."""
     from distrl.components.monitor import Monitor
-    from distrl.runtime.inline import run_apex
+    from distrl.runtime.inline import run
 
     arch = Apex(small_cfg(tmp_path, frames=3000, eval_episodes=0))
     seen = []
@@ -58,7 +58,7 @@ def test_inline_hook_sees_each_round_and_can_end_the_run(tmp_path):
 
     monitor = Monitor(tmp_path / "run", live=False)
     try:
-        out = run_apex(arch, tmp_path / "run", monitor, hook=hook)
+        out = run(arch, tmp_path / "run", monitor, hook=hook)
     finally:
         monitor.close()
     frames = [f for f, _, _ in seen]

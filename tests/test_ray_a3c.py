@@ -40,5 +40,5 @@ def test_killed_worker_is_restarted_and_reattaches(tmp_path, train_with_hook):
             seen["at"] = state["totals"]["frames"]
 
     from distrl.runtime import ray as ray_runtime
-    summary = train_with_hook(ray_runtime, "run_a3c", cfg_for(tmp_path, 6000), hook)
+    summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 6000), hook)
     assert seen and summary["faults"]["worker_restarts"] >= 1 and summary["frames"] >= 6000

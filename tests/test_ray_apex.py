@@ -86,7 +86,7 @@ def test_killed_actor_is_restarted_and_the_run_finishes(tmp_path, train_with_hoo
             killed["at"] = state["totals"]["frames"]
 
     from distrl.runtime import ray as ray_runtime
-    summary = train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 6000), hook)
+    summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 6000), hook)
     assert killed and summary["faults"]["actor_restarts"] >= 1
     assert summary["frames"] >= 6000  # the restarted actor (and its peer) kept counting
 
@@ -103,7 +103,7 @@ def test_killed_replay_pauses_the_learner_until_refilled(tmp_path, train_with_ho
             seen["waits"] = learner["replay_waits"]
 
     from distrl.runtime import ray as ray_runtime
-    summary = train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 9000), hook)
+    summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 9000), hook)
     assert seen.get("waits", 0) >= 1  # the learner noticed, paused, and waited for min_size again
     assert summary["faults"]["replay_waits"] >= 1
     assert summary["updates"] > seen["updates_at_kill"]  # and trained on afterwards
@@ -165,7 +165,7 @@ def test_killed_learner_resumes_from_its_checkpoint(tmp_path, train_with_hook):
             os.kill(ray.get(state["learner"][0].pid.remote()), signal.SIGKILL)
 
     from distrl.runtime import ray as ray_runtime
-    summary = train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 9000, checkpoint_every=100), hook)
+    summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 9000, checkpoint_every=100), hook)
     assert seen and summary["faults"]["learner_restarts"] >= 1
     # The restarted learner counted on from the checkpoint it loaded, not from zero.
     assert seen["after_restart"] >= seen["checkpoint"]
@@ -187,7 +187,7 @@ def test_an_interrupted_run_saves_where_it_stopped(tmp_path, train_with_hook):
     from distrl.checkpoint import latest_checkpoint
     from distrl.runtime import ray as ray_runtime
     with pytest.raises(KeyboardInterrupt):
-        train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 10**6, checkpoint_every=10**6), hook)
+        train_with_hook(ray_runtime, cfg_for(tmp_path, 10**6, checkpoint_every=10**6), hook)
     saved = latest_checkpoint(tmp_path / "run")
     assert int(saved.stem.split("-")[1]) >= seen["updates"]
     import torch
@@ -230,7 +230,7 @@ def test_killed_replay_with_replay_checkpoint_reloads_its_saved_set(tmp_path, tr
                 pass
 
     from distrl.runtime import ray as ray_runtime
-    summary = train_with_hook(ray_runtime, "run_apex", cfg_for(tmp_path, 6000, **{"replay.checkpoint": True}), hook)
+    summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 6000, **{"replay.checkpoint": True}), hook)
     restored = seen["restored"]
     assert restored["path"] is not None and "/replay-" in restored["path"]
     assert restored["size"] > FAST["replay.min_size"]  # it came back with the saved set, not empty

@@ -25,22 +25,25 @@ def cfg_for(tmp_path, frames=4000, **extra):
 def straggler(tmp_path, fraction, slow_gradients=3, delay_s=1.0):
     """Worker 1 takes delay_s longer per gradient; worker 0 computes one gradient per call until the
     slow worker's `slow_gradients` are done. Returns (chief report, fast worker's gradients)."""
-    from distrl.runtime.ray.ba3c import start_ba3c
+    from distrl.runtime.driver import start_roles
+    from distrl.runtime.ray.placement import RayPlacement
     arch = BA3C(cfg_for(tmp_path, **{"sync.fraction": fraction, "ps.shards": 1}))
-    shards, chief, workers = start_ba3c(arch, tmp_path / "run", delays=[0.0, delay_s])
+    arch.delays = [0.0, delay_s]
+    roles = [r for r in arch.roles(True) if r.name != "evaluator"]
+    handles = start_roles(arch, RayPlacement(), roles)
+    workers, chief = handles["workers"], handles["chief"][0]
     try:
         slow = workers[1].run.remote(slow_gradients)
         fast, fast_gradients = workers[0].run.remote(1), 0
         while not ray.wait([slow], timeout=0)[0]:
             if ray.wait([fast], timeout=0.05)[0]:
-                fast_gradients += ray.get(fast)["counters"]["gradients"]
+                fast_gradients += ray.get(fast).counters["gradients"]
                 fast = workers[0].run.remote(1)
         ray.get(chief.release.remote())  # with f = 1.0 the fast worker's last push waits for a peer
-        fast_gradients += ray.get(fast)["counters"]["gradients"]
-        return ray.get(chief.report.remote()), fast_gradients
+        fast_gradients += ray.get(fast).counters["gradients"]
+        return ray.get(chief.stats.remote()), fast_gradients
     finally:
-        for handle in [*workers, *shards, chief]:
-            ray.kill(handle)
+        RayPlacement.stop([h for hs in handles.values() for h in hs])
 
 
 def test_half_fraction_goes_at_the_fast_workers_pace_and_drops_late_gradients(tmp_path):
@@ -78,7 +81,7 @@ def test_killed_worker_is_restarted_and_rounds_go_on(tmp_path, train_with_hook):
             seen["at"] = state["totals"]["frames"]
 
     from distrl.runtime import ray as ray_runtime
-    summary = train_with_hook(ray_runtime, "run_ba3c", cfg_for(tmp_path, 6000), hook)
+    summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 6000), hook)
     assert seen and summary["faults"]["worker_restarts"] >= 1 and summary["frames"] >= 6000
 
 

@@ -54,7 +54,7 @@ def test_killed_bundle_and_killed_shard_do_not_stop_the_run(tmp_path, train_with
                 seen["shard"] = state["totals"]["frames"]
 
     from distrl.runtime import ray as ray_runtime
-    summary = train_with_hook(ray_runtime, "run_gorila", cfg_for(tmp_path, 5000), hook)
+    summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 5000), hook)
     assert "shard" in seen and summary["frames"] >= 5000
     assert summary["faults"]["bundle_restarts"] >= 1 and summary["faults"]["ps_restarts"] >= 1
     assert seen["restored"]["path"] is not None and seen["restored"]["path"].endswith(".pt")  # it loaded a checkpoint

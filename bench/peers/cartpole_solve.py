@@ -99,7 +99,6 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
     from distrl.components.monitor import Monitor
     from distrl.runtime import inline
     from distrl.runtime import ray as ray_runtime
-    from distrl.runtime.ray import apex as rt  # its module globals are what the bench patches
     from distrl.runtime.ray.cluster import call
 
     run_dir = Path(tempfile.mkdtemp(prefix=f"peers-{arch_name}-seed{seed}-"))
@@ -152,8 +151,7 @@ def _distrl(arch_name: str, seed: int, max_frames: int, threshold: float, runtim
 
     monitor = Monitor(run_dir, live=False)
     try:
-        driver = inline.run_apex if runtime == "inline" else rt.run_apex if arch_name == "apex" else ray_runtime.run_gorila
-        out = driver(arch, run_dir, monitor, hook=hook)
+        out = (inline if runtime == "inline" else ray_runtime).run(arch, run_dir, monitor, hook=hook)
     finally:
         monitor.close()
         shutil.rmtree(run_dir, ignore_errors=True)  # a scratch run: the benchmark records what it needs

@@ -112,7 +112,7 @@ def _distrl(seconds: float, seed: int, learning_starts: int, batch: int, capacit
     from distrl import config as C
     from distrl.architectures import make_architecture
     from distrl.components.monitor import Monitor
-    from distrl.runtime.ray import apex as rt  # its module globals are what the bench patches
+    from distrl.runtime import ray as rt
 
     run_dir = Path(tempfile.mkdtemp(prefix="peers-pong-apex-"))
     cfg = C.build_config("apex", ENV_ID, "apex-atari", overrides={
@@ -136,7 +136,7 @@ def _distrl(seconds: float, seed: int, learning_starts: int, batch: int, capacit
             arch.cfg.max_frames = 0
 
     try:
-        rt.run_apex(arch, run_dir, monitor, hook=hook)
+        rt.run(arch, run_dir, monitor, hook=hook)
         monitor.close()
         with open(run_dir / "metrics.csv") as f:
             rows = list(csv.DictReader(f))

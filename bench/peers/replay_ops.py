@@ -148,7 +148,7 @@ def _bounded_adds(table, refs: list, calls: int) -> float:
 def _remote_table_cls():
     """ReplayTable as a Ray actor whose sampler and remover are built inside the actor.
 
-    Not passed in as distrl's runtime does (runtime/ray/hosts.py builds them in the driver): Ray hands
+    Built there as distrl's ReplayShard builds them (components/workers.py), not passed in: Ray hands
     numpy arrays inside constructor arguments to the actor read-only, and FifoRemover writes into
     its preallocated 2x64 queue in place, so with adds of <= 64 items every add raises after
     storing the items ("assignment destination is read-only") and the FIFO never learns of them."""
@@ -202,7 +202,7 @@ def _distrl_ray(items: int, rounds: int, atari_items: int, pong_frames: int, cor
         from distrl.replay import pack
         chunks = [{k: v[i:i + ADD] for k, v in data.items()} for i in range(0, pong_frames - ADD + 1, ADD)]
         t = time.perf_counter()
-        packed = [pack(c, FRAMES) for c in chunks]  # what distrl's actors do before sending (runtime/ray/hosts.py)
+        packed = [pack(c, FRAMES) for c in chunks]  # what distrl's actors do before sending (components/workers.py)
         pack_s = time.perf_counter() - t
         calls = max(1, atari_items // ADD)
         out.update({"atari_items": calls * ADD, "pong_distinct_transitions": pong_frames,

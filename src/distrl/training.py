@@ -87,9 +87,8 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
     if chaos is not None:
         from distrl.runtime.chaos import Chaos
         hook = Chaos(chaos, cfg.max_frames, seed=cfg.seed)
-    driver = getattr(runtime, f"run_{cfg.architecture.replace('-', '_')}")
     try:
-        result = driver(arch, run_dir, monitor, resume=resume, **({"hook": hook} if hook else {}))
+        result = runtime.run(arch, run_dir, monitor, resume=resume, hook=hook)
     finally:
         monitor.close()
     evaluation = result["evaluation"] or {}

@@ -6,7 +6,11 @@ Its roles: the workers (called: `run(steps, global_frames)`), the parameter shar
 ps.store=sharded (served), and the evaluator. The shared-memory store is no role: the run's driver
 process owns it for the run's length (`owned`), and every worker attaches it by name, so workers
 must share the driver's host. This module says what to create and how the parts connect; a
-placement says where."""
+placement says where.
+
+Faults (roles in their own processes, restarted when they die): a restarted worker re-attaches and
+goes on (its unfinished rollout is lost); a restarted shard loads its slice of the newest checkpoint,
+and workers that called it meanwhile wait (ps_waits)."""
 
 from __future__ import annotations
 
@@ -21,7 +25,14 @@ from gymnasium import spaces
 
 from distrl.algos.q_learning import exploration_epsilons
 from distrl.architectures.base import Role, Wiring
-from distrl.architectures.common import Seeds, frame_skip, save_shards, set_torch_threads, shards_policy_params
+from distrl.architectures.common import (
+    Seeds,
+    frame_skip,
+    save_shards,
+    set_torch_threads,
+    shards_policy,
+    shards_policy_params,
+)
 from distrl.components.actor_learner import ActorLearner
 from distrl.components.evaluator import Evaluator
 from distrl.components.workers import ActorLearnerWorker, EvaluatorWorker, ShardWorker
@@ -131,10 +142,10 @@ class A3C(Wiring):
         return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
 
     def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
-        store = self.owner if self.owner is not None else \
-            ShardedParameterServer(roles["ps"], transport.call, transport.gather, sizes=self.shard_sizes())
-        flat, versions = store.pull()
-        return {k: v.numpy() for k, v in self.params(flat).items()}, int(np.min(versions))
+        if self.owner is None:
+            return shards_policy(self, roles["ps"], transport)
+        flat, versions = self.owner.pull()
+        return {k: v.numpy() for k, v in self.params(flat).items()}, int(versions.min())
 
     def make_net(self) -> torch.nn.Module:
         torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters

@@ -4,7 +4,13 @@ averages a round's gradients once a fraction of the workers have pushed (`sync.m
 the parameters live in `ps.shards` parameter-server shards running Adam with the paper's betas.
 `sync.mode=async` sends every gradient straight to the shards instead, for the paper's comparison.
 
-This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
+Its roles: the workers (called: `run(gradients)`), the parameter shards and, in sync mode, the chief
+(served), and the evaluator. The rounds applied (the furthest shard's version) are the run's
+progress. This module says what to create and how the parts connect; a placement says where.
+
+Faults (roles in their own processes, restarted when they die): a restarted shard loads its slice of
+the newest checkpoint; a restarted chief opens the round the shards are at; a restarted worker pulls
+and goes on."""
 
 from __future__ import annotations
 
@@ -14,25 +20,31 @@ from typing import Any
 import numpy as np
 import torch
 
+from distrl.architectures.base import Role, Wiring
 from distrl.architectures.common import (
-    Saveable,
     Seeds,
     frame_skip,
     probe_discrete_env,
+    save_shards,
     set_torch_threads,
+    shards_policy,
     shards_policy_params,
 )
 from distrl.components.batched_worker import BatchedWorker
+from distrl.components.chief import AsyncChief, Chief
 from distrl.components.evaluator import Evaluator
+from distrl.components.workers import EvaluatorWorker, GradientWorker, ShardWorker
 from distrl.config import BA3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import PolicyValueNet
-from distrl.params.param_server import ParamShard, flatten, shard_slices, unflatten_into
+from distrl.params.param_server import ParamShard, flatten, shard_counters, shard_slices, unflatten_into
 from distrl.params.sync_chief import SyncChief, workers_needed
 
 
-class BA3C(Saveable):
+class BA3C(Wiring):
     architecture = "ba3c"
+    stats_roles = ("ps", "chief")
+    fault_gauges = ("dropped_late",)
 
     def __init__(self, cfg: BA3CConfig):
         self.cfg = cfg
@@ -42,6 +54,55 @@ class BA3C(Saveable):
         set_torch_threads(cfg.torch_threads, self.obs_shape)
         self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "net"))
         self.n_params = int(flatten(self.make_net()).size)
+        self.delays = [0.0] * cfg.actors  # seconds each worker adds to every gradient (tests of stragglers)
+        self._waits: list[float] = []  # how long each round stayed open, since the last metrics row
+
+    # ---- roles ---------------------------------------------------------------------------
+    def roles(self, remote: bool) -> list[Role]:
+        """In one process the workers push in turn, each on the newest parameters, so none is late there;
+        where they run apart, a sync push waits for its round, and one computed on a closed round is late."""
+        cfg = self.cfg
+        sync = cfg.sync.mode == "sync"
+        # Two threads: pid() and quick calls answer while run() waits for its round to close
+        return [Role("workers", cfg.actors, GradientWorker, ("ps", "chief"),
+                     steps=cfg.ray.rounds_per_call if remote else 1, threads=2),
+                Role("ps", cfg.ps.shards, ShardWorker, fault="ps_restarts"),
+                Role("chief", int(sync), AsyncChief if remote else Chief, ("ps",), threads=max(16, 2 * cfg.actors),
+                     fault="chief_restarts"),
+                Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
+
+    def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
+                 reported: dict[str, dict[int, dict]]) -> dict[str, float]:
+        """learner/updates: rounds applied, the furthest shard's version (a restored shard lags)."""
+        rounds = shard_counters(served["ps"])["max_version"] if served.get("ps") else 0
+        for chief in served.pop("chief", []):  # a chief's waits are drained by each stats(): take them once
+            self._waits += chief["waits"]
+        return {"actors/frames": totals.get("workers/frames", 0), "actors/episodes": totals.get("workers/episodes", 0),
+                "learner/pushes": totals.get("workers/gradients", 0),
+                "learner/data_points": totals.get("workers/data_points", 0), "learner/updates": rounds,
+                "workers/dropped_late": totals.get("workers/dropped_late", 0),
+                "workers/ps_waits": sum(s.get("ps_waits", 0) for s in reported.get("workers", {}).values())}
+
+    def gauges(self, counters: dict[str, float]) -> dict[str, float]:
+        waits, self._waits = self._waits, []
+        return {**round_gauges(waits, counters.get("workers/dropped_late", 0)),
+                "ps_waits": counters.get("workers/ps_waits", 0)}
+
+    def stopping(self, roles: dict[str, list], transport: Any) -> None:
+        """Workers still waiting in the chief for a round stop waiting (no more pushes come)."""
+        for chief in roles.get("chief", []):
+            try:
+                transport.gather([transport.call(chief, "release")], timeout=30)
+            except transport.dead:
+                pass  # restarting: nothing waits in a new one
+
+    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
+                   returns: list[float]) -> str:
+        states = transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
+        return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
+
+    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
+        return shards_policy(self, roles["ps"], transport)
 
     def make_net(self) -> PolicyValueNet:
         torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
@@ -100,13 +161,6 @@ class BA3C(Saveable):
 
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
         return shards_policy_params(self, run_dir)
-
-
-def ba3c_counters(totals: dict[str, int], rounds: int) -> dict[str, float]:
-    """The monitor's counters: the workers' summed counts; rounds (global steps) are the updates."""
-    return {"actors/frames": totals.get("frames", 0), "actors/episodes": totals.get("episodes", 0),
-            "learner/pushes": totals.get("gradients", 0), "learner/data_points": totals.get("data_points", 0),
-            "learner/updates": rounds}
 
 
 def round_gauges(waits: list[float], dropped_late: int) -> dict[str, float]:

@@ -72,6 +72,10 @@ class Wiring(Saveable):
         they stop (A3C's shared-memory store); nothing by default."""
         yield
 
+    def stopping(self, roles: dict[str, list], transport: Any) -> None:
+        """Called once max_frames is reached, before the calls still out are collected (BA3C's chief lets
+        go of workers waiting for a round no more pushes will close)."""
+
     def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict], remote: bool) -> bool:
         """Whether the driver may start the next call of `role` now (a rate limiter's say)."""
         return True

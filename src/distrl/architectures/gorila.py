@@ -5,7 +5,11 @@ ones, and is every actor's and learner's parameter source.
 
 Its roles: the bundles (called: `run(rounds)`), the parameter shards and, with replay.mode=global, the
 shared table (served), and the evaluator. The server's version (the minimum over shards) is the
-run's progress. This module says what to create and how the parts connect; a placement says where."""
+run's progress. This module says what to create and how the parts connect; a placement says where.
+
+Faults (roles in their own processes, restarted when they die): a dead bundle loses its local replay
+and unsent transitions; the others go on. A restarted shard loads its slice of the newest checkpoint
+(values, optimizer state, version); bundles that called it meanwhile wait (ps_waits) and skip that round."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from distrl.architectures.common import (
     probe_discrete_env,
     save_shards,
     set_torch_threads,
+    shards_policy,
     shards_policy_params,
 )
 from distrl.components.actor import Actor, ParameterSource, Sink
@@ -34,7 +39,6 @@ from distrl.nets import make_q_network
 from distrl.params.param_server import (
     ParamServerSource,
     ParamShard,
-    ShardedParameterServer,
     flatten,
     shard_counters,
     shard_slices,
@@ -132,9 +136,7 @@ class Gorila(Wiring):
         return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
 
     def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
-        flat, versions = ShardedParameterServer(roles["ps"], transport.call, transport.gather,
-                                                sizes=self.shard_sizes()).pull()
-        return {k: v.numpy() for k, v in self.params(flat).items()}, int(versions.min())
+        return shards_policy(self, roles["ps"], transport)
 
     def replay_client(self, shards: list, transport: Any, index: int) -> ShardedReplay:
         """A bundle's client of the shared table (replay.mode=global): it samples on its own seed."""

@@ -351,6 +351,67 @@ class ActorLearnerWorker:
         return os.getpid()
 
 
+class GradientWorker:
+    """A BA3C worker: `run(gradients)` computes that many gradients on batches of its envs' data. In sync
+    mode each is computed on the newest parameters and pushed to the chief, for the round those
+    parameters belong to (the call waits while the chief waits for the round's other pushes, where
+    workers run apart); in async mode each goes to the shards, and the result comes back in the same
+    round trip. `wiring.delays[index]` seconds are added to each gradient (tests of stragglers)."""
+
+    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
+        if transport.remote:
+            torch.set_num_threads(wiring.cfg.torch_threads or 1)
+        self.index, self.transport, self.ps_waits = index, transport, 0
+        self.delay_s = wiring.delays[index]
+        self.chief = links["chief"][0] if links.get("chief") else None
+        self.ps = ShardedParameterServer(links["ps"], transport.call, transport.gather, sizes=wiring.shard_sizes())
+        self.worker = wiring.make_worker(index)
+        self.dropped_late = 0
+        # The round a gradient is for: the newest the shards or the chief's last reply name. Not the
+        # shards' alone: a shard restored from a checkpoint lags, and every gradient labelled by it would be late.
+        self.round = -1
+        self._pull()
+        self._deltas = Deltas(self.counters())
+
+    def _pull(self) -> None:
+        flat, self.versions = retry(self.ps.pull, self.transport, self._waited)
+        self.worker.load(flat)
+        self.round = max(self.round, int(self.versions.max()))
+
+    def _waited(self) -> None:
+        self.ps_waits += 1
+        self.transport.idle(0.2)
+
+    def counters(self) -> dict[str, float]:
+        return {**self.worker.counters(), "dropped_late": self.dropped_late}
+
+    def run(self, gradients: int) -> Report:
+        t = self.transport
+        try:
+            for _ in range(gradients):
+                if self.chief is not None:
+                    self._pull()
+                grad = self.worker.gradient()
+                if self.delay_s:
+                    t.idle(self.delay_s)
+                if self.chief is not None:
+                    self.round, counted = t.gather([t.call(self.chief, "push", grad, self.round, self.index)])[0]
+                    self.dropped_late += not counted
+                else:
+                    flat, self.versions = self.ps.push_pull(grad, self.versions)
+                    self.worker.load(flat)
+        except t.dead:
+            self._waited()  # the chief or a shard is restarting: pull again and go on next call
+            self._pull()
+        return Report(self._deltas(self.counters()), self.worker.drain_returns(), state={"ps_waits": self.ps_waits})
+
+    def finish(self) -> None:
+        self.worker.close()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
 class EvaluatorWorker:
     """Evaluates the parameters it is given under the wiring's protocol."""
 

@@ -4,9 +4,9 @@ applied through the parameter server's Adam) and opens round r + 1. A gradient c
 parameters of an older round arrives late: it is dropped and counted, so no stale gradient is ever
 applied. Cutting a round at f < 1 keeps stragglers from setting the pace.
 
-Plain class: the Ray runtime makes the pushing workers wait for their round to close; inline, the
-workers push in turn, in an order drawn anew each round (runtime/inline.py:push_order), so the late
-ones differ from round to round."""
+Plain class: components/chief.py makes it a role. Where workers run apart, a push waits for its
+round to close, and gradients computed on a closed round are late. Inline, the workers push in turn,
+each on the newest parameters, so none is late and the rounds take the workers in a rotating window."""
 
 from __future__ import annotations
 

@@ -30,6 +30,23 @@ def count_restart(pids: dict, key: Any, pid: int | None, faults: dict, fault: st
     pids[key] = _DEAD if pid is None else pid
 
 
+def start_roles(wiring: Wiring, placement: Any, roles: list[Role], handles: dict[str, list] | None = None
+                ) -> dict[str, list]:
+    """Start each role's instances on `placement` once the roles it links to exist (inline, that is the
+    order torch and numpy draw in), filling and returning `handles` (role name -> instances). Benches and
+    tests use it to place a wiring's roles without the training loop."""
+    handles = {} if handles is None else handles
+    waiting = list(roles)
+    while waiting:
+        role = next((r for r in waiting if all(link in handles for link in r.links)), None)
+        if role is None:
+            raise ValueError(f"roles {[r.name for r in waiting]} link to roles that never start")
+        links = {name: handles[name] for name in role.links}
+        handles[role.name] = [placement.start(wiring, role, i, links) for i in range(role.count)]
+        waiting.remove(role)
+    return handles
+
+
 def drive(wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
           hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
     """Run `wiring` to max_frames on `placement`. `hook(state)` is called on every tick with the totals
@@ -85,15 +102,7 @@ class Driver:
         return data["path"]
 
     def _start_roles(self) -> None:
-        """Each role once the roles it links to exist (inline, that is the order torch and numpy draw in)."""
-        waiting = list(self.roles)
-        while waiting:
-            role = next((r for r in waiting if all(link in self.handles for link in r.links)), None)
-            if role is None:
-                raise ValueError(f"roles {[r.name for r in waiting]} link to roles that never start")
-            links = {name: self.handles[name] for name in role.links}
-            self.handles[role.name] = [self.p.start(self.w, role, i, links) for i in range(role.count)]
-            waiting.remove(role)
+        start_roles(self.w, self.p, self.roles, self.handles)
         if getattr(self.w, "watched_return", None):
             self.monitor.watch(self.w.watched_return)
 
@@ -120,6 +129,7 @@ class Driver:
         self.pending = pending
 
     def _finish(self) -> dict[str, Any]:
+        self.w.stopping(self.handles, self.t)
         for call in list(self.pending):  # calls in flight complete and count
             role, i = self.pending.pop(call)
             self._add(role, i, call)

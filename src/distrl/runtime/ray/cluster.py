@@ -7,14 +7,10 @@ import os
 import signal
 import socket
 import threading
-import time
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import ray
-import torch
-from ray.exceptions import RayActorError
 
 from distrl.errors import ConfigError
 
@@ -64,19 +60,3 @@ def check_reachable(address: str) -> None:
 
 def call(handle: Any, method: str, *args: Any) -> Any:
     return getattr(handle, method).remote(*args)
-
-
-def retry(fn: Callable[[], Any], wait: Callable[[], None], timeout_s: float = 120.0) -> Any:
-    """Call fn until no component it talks to is restarting (RayActorError), for up to timeout_s."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            return fn()
-        except RayActorError:
-            if time.monotonic() > deadline:
-                raise
-            wait()
-
-
-def numpy_params(params: dict[str, torch.Tensor]) -> dict:
-    return {k: v.numpy() for k, v in params.items()}

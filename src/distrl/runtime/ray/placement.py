@@ -4,15 +4,18 @@ through RayTransport. With no address `ray.init()` starts a local Ray; with one 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError
 
 from distrl.architectures.base import Role, Wiring
+from distrl.components.monitor import Monitor
 from distrl.errors import ConfigError
+from distrl.runtime.driver import drive
 from distrl.runtime.ray.cluster import RESTART, call, connect
 
 
@@ -97,3 +100,12 @@ def ray_placement(address: str, cpus: int) -> Iterator[RayPlacement]:
     finally:
         if started:
             ray.shutdown()
+
+
+def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
+        hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Any wiring on Ray, a CPU for each of its role instances. `resume` needs nothing here: the stateful
+    roles restore themselves from the run's newest checkpoint."""
+    cpus = sum(role.count for role in wiring.roles(True))
+    with ray_placement(wiring.cfg.address, cpus) as placement:
+        return drive(wiring, placement, run_dir, monitor, hook)
