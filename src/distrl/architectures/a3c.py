@@ -24,13 +24,12 @@ import torch
 from gymnasium import spaces
 
 from distrl.algos.q_learning import exploration_epsilons
-from distrl.architectures.base import Role, Wiring
+from distrl.architectures.base import Role, ShardedWiring
 from distrl.architectures.common import (
     Seeds,
     frame_skip,
     save_shards,
     set_torch_threads,
-    shards_policy,
     shards_policy_params,
 )
 from distrl.components.actor_learner import ActorLearner
@@ -50,7 +49,7 @@ from distrl.params.param_server import (
 )
 
 
-class A3C(Wiring):
+class A3C(ShardedWiring):
     architecture = "a3c"
     stats_roles = ("ps",)
     fault_gauges = ("ps_waits",)
@@ -137,13 +136,13 @@ class A3C(Wiring):
 
     def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
                    returns: list[float]) -> str:
-        states = [self.owner.state_dict()] if self.owner is not None else \
-            transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
-        return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
+        if self.owner is None:
+            return super().checkpoint(roles, transport, counters, returns)
+        return str(save_shards(self, Path(self.cfg.run_dir), [self.owner.state_dict()], counters, returns))
 
     def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
         if self.owner is None:
-            return shards_policy(self, roles["ps"], transport)
+            return super().policy(roles, transport)
         flat, versions = self.owner.pull()
         return {k: v.numpy() for k, v in self.params(flat).items()}, int(versions.min())
 

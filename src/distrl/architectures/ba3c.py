@@ -20,14 +20,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from distrl.architectures.base import Role, Wiring
+from distrl.architectures.base import Role, ShardedWiring
 from distrl.architectures.common import (
     Seeds,
     frame_skip,
     probe_discrete_env,
-    save_shards,
     set_torch_threads,
-    shards_policy,
     shards_policy_params,
 )
 from distrl.components.batched_worker import BatchedWorker
@@ -41,7 +39,7 @@ from distrl.params.param_server import ParamShard, flatten, shard_counters, shar
 from distrl.params.sync_chief import SyncChief, workers_needed
 
 
-class BA3C(Wiring):
+class BA3C(ShardedWiring):
     architecture = "ba3c"
     stats_roles = ("ps", "chief")
     fault_gauges = ("dropped_late",)
@@ -95,14 +93,6 @@ class BA3C(Wiring):
                 transport.gather([transport.call(chief, "release")], timeout=30)
             except transport.dead:
                 pass  # restarting: nothing waits in a new one
-
-    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
-                   returns: list[float]) -> str:
-        states = transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
-        return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
-
-    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
-        return shards_policy(self, roles["ps"], transport)
 
     def make_net(self) -> PolicyValueNet:
         torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from distrl.architectures.common import Saveable
+from distrl.architectures.common import Saveable, save_shards, shards_policy
 
 
 @dataclass(frozen=True)
@@ -109,3 +109,16 @@ class Wiring(Saveable):
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         """Columns of metrics.csv beside the rates, from the driver's counters."""
         return {}
+
+
+class ShardedWiring(Wiring):
+    """A wiring whose parameters live on parameter-server shards, the role "ps" (Gorila, A3C's sharded
+    store, BA3C): the shards' states are its checkpoint and their values its policy."""
+
+    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
+                   returns: list[float]) -> str:
+        states = transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
+        return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
+
+    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
+        return shards_policy(self, roles["ps"], transport)

@@ -19,14 +19,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from distrl.architectures.base import Role, Wiring
+from distrl.architectures.base import Role, ShardedWiring
 from distrl.architectures.common import (
     Seeds,
     frame_skip,
     probe_discrete_env,
-    save_shards,
     set_torch_threads,
-    shards_policy,
     shards_policy_params,
 )
 from distrl.components.actor import Actor, ParameterSource, Sink
@@ -91,7 +89,7 @@ class LearnerPulls:
         return self.learner.params()
 
 
-class Gorila(Wiring):
+class Gorila(ShardedWiring):
     architecture = "gorila"
     stats_roles = ("ps", "replay")
     fault_gauges = ("dropped_stale", "dropped_outliers", "ps_waits")
@@ -129,14 +127,6 @@ class Gorila(Wiring):
 
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         return gorila_gauges(counters)
-
-    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
-                   returns: list[float]) -> str:
-        states = transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
-        return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
-
-    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
-        return shards_policy(self, roles["ps"], transport)
 
     def replay_client(self, shards: list, transport: Any, index: int) -> ShardedReplay:
         """A bundle's client of the shared table (replay.mode=global): it samples on its own seed."""
