@@ -133,6 +133,21 @@ def test_a_torch_rmsprop_checkpoint_still_loads():
     np.testing.assert_allclose(new.state[p]["square_avg"].numpy(), [0.19, 0.76], rtol=1e-6)
 
 
+def test_a_restored_shard_holds_exactly_the_saved_state():
+    """What a restarted A3C shard is checked on (tests/chaos): its state right after loading is the saved
+    one, down to every optimizer group key (torch's load_state_dict adds `differentiable`)."""
+    from distrl.checkpoint import state_digest
+    from distrl.params.param_server import ParamShard
+    shard = ParamShard(np.zeros(4, np.float32), optimizer="rmsprop", lr=0.01, decay=0.99, eps=0.1, anneal_updates=100)
+    for g in ([1.0, -2.0, 0.5, 0.0], [0.5, 0.5, -1.0, 2.0]):
+        shard.push(np.array(g, np.float32), shard.version)
+    saved = shard.state_dict()
+    restored = ParamShard(np.zeros(4, np.float32), optimizer="rmsprop", lr=0.01, decay=0.99, eps=0.1, anneal_updates=100)
+    restored.load_state_dict(saved)
+    assert state_digest(restored.state_dict()) == state_digest(saved)
+    assert restored.state_dict()["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.01 * (1 - 1 / 100))
+
+
 def test_bad_hyperparameters_are_refused():
     with pytest.raises(ValueError, match="decay in"):
         RMSProp([torch.zeros(1, requires_grad=True)], lr=0.1, decay=1.0)

@@ -46,8 +46,10 @@ class RMSProp(torch.optim.Optimizer):
         if lr < 0 or not 0 <= decay < 1 or eps < 0 or momentum < 0 or initial_ms < 0:
             raise ValueError(f"RMSProp needs lr, eps, momentum, initial_ms >= 0 and decay in [0, 1), got "
                              f"lr={lr}, decay={decay}, eps={eps}, momentum={momentum}, initial_ms={initial_ms}")
+        # differentiable: torch's load_state_dict adds it to every group, so a saved state holds it too
+        # and a restored optimizer's state is the saved one exactly (what a restarted shard is checked on)
         super().__init__(params, {"lr": lr, "decay": decay, "eps": eps, "momentum": momentum,
-                                  "centered": centered, "initial_ms": initial_ms})
+                                  "centered": centered, "initial_ms": initial_ms, "differentiable": False})
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
