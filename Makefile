@@ -33,7 +33,7 @@ test-all: $(VENV)/.installed-test
 test-fast: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -m "not slow and not nondeterministic"
 
-# Every architecture's chaos run (about 35 min on 2 cores).
+# Every architecture's chaos run (about 25 min on 2 cores).
 test-chaos: $(VENV)/.installed-test
 	$(VENV)/bin/pytest tests/chaos
 
