@@ -85,6 +85,12 @@ def test_subprocess_has_no_traceback():
     assert len(lines) == 1 and "Traceback" not in proc.stderr
 
 
+def test_python_dash_m_distrl_is_the_command():
+    proc = subprocess.run([sys.executable, "-m", "distrl", "train", "apex", "--env", "Nope-v0"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert proc.returncode == 2 and "Nope-v0" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_presets_lists_sources(capsys):
     assert main(["presets"]) == 0
     out = capsys.readouterr().out
