@@ -34,6 +34,9 @@ class PlainDQN(Wiring):
                 Role("learner", 1, LearnerWorker, ("replay",), steps=1),
                 Role("replay", 1, ReplayShard), Role("evaluator", 1, EvaluatorWorker)]
 
+    def may_call(self, role, totals, state, remote):  # once the replay can sample, actors wait for a first update
+        return role != "actors" or totals.get("actors/transitions_sent", 0) < 200 or totals.get("learner/updates", 0) > 0
+
     def make_net(self):
         torch.manual_seed(0)
         return make_q_network(self.obs_shape, self.num_actions, dueling=False, hidden=(64,))
