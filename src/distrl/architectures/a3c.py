@@ -41,7 +41,6 @@ from distrl.errors import ConfigError
 from distrl.nets import A3CCNN, QNetwork, image_kind, make_policy_value_net, make_q_network
 from distrl.params.param_server import (
     ParamShard,
-    ShardedParameterServer,
     flatten,
     shard_counters,
     shard_slices,
@@ -120,7 +119,7 @@ class A3C(ShardedWiring):
         if self.store_spec is not None:
             from distrl.params.shared_memory import SharedMemoryParams
             return SharedMemoryParams.attach(self.store_spec)
-        return ShardedParameterServer(shards, transport.call, transport.gather, sizes=self.shard_sizes())
+        return self.shard_client(shards, transport)
 
     def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
                  reported: dict[str, dict[int, dict]]) -> dict[str, float]:

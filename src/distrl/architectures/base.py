@@ -11,7 +11,8 @@ from typing import Any
 
 import torch
 
-from distrl.architectures.common import Saveable, save_shards, shards_policy
+from distrl.architectures.common import Saveable, save_shards
+from distrl.params.param_server import ShardedParameterServer
 
 
 @dataclass(frozen=True)
@@ -120,5 +121,11 @@ class ShardedWiring(Wiring):
         states = transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
         return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
 
+    def shard_client(self, shards: list, transport: Any) -> ShardedParameterServer:
+        """The client every role (and the driver) reaches the shards through."""
+        return ShardedParameterServer(shards, transport.call, transport.gather, sizes=self.shard_sizes())
+
     def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
-        return shards_policy(self, roles["ps"], transport)
+        """The shards' parameters as numpy arrays for an evaluator, and their version (the minimum)."""
+        flat, versions = self.shard_client(roles["ps"], transport).pull()
+        return {k: v.numpy() for k, v in self.params(flat).items()}, int(versions.min())

@@ -13,7 +13,6 @@ from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoi
 from distrl.envs import is_atari, make_env
 from distrl.errors import CheckpointError, ConfigError
 from distrl.nets import image_kind
-from distrl.params.param_server import ShardedParameterServer
 
 
 def probe_discrete_env(env_id: str, architecture: str) -> tuple[tuple[int, ...], int]:
@@ -112,12 +111,6 @@ def save_shards(arch: Saveable, run_dir: Path, ps_states: list[dict], counters: 
     """Every parameter-store shard's values, optimizer state and version, and the run's progress, under
     the global update count (the minimum over shards)."""
     return arch.save(run_dir, min(int(s["version"]) for s in ps_states), {"ps": ps_states}, counters, returns)
-
-
-def shards_policy(arch: Any, shards: list, transport: Any) -> tuple[dict[str, Any], int]:
-    """The shards' parameters as numpy arrays for an evaluator, and their version (the minimum)."""
-    flat, versions = ShardedParameterServer(shards, transport.call, transport.gather, sizes=arch.shard_sizes()).pull()
-    return {k: v.numpy() for k, v in arch.params(flat).items()}, int(versions.min())
 
 
 def shards_policy_params(arch: Any, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:

@@ -15,13 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from distrl.params.param_server import ShardedParameterServer
 from distrl.params.sync_chief import SyncChief
 
 
 class Chief:
     def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
-        self.ps = ShardedParameterServer(links["ps"], transport.call, transport.gather, sizes=wiring.shard_sizes())
+        self.ps = wiring.shard_client(links["ps"], transport)
         self.chief = wiring.make_chief(round=int(self.ps.pull()[1].max()))
 
     def push(self, grad: np.ndarray, round: int, worker: int) -> tuple[int, bool]:
@@ -46,7 +45,7 @@ class Chief:
 class AsyncChief:
     def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
         self.t, self.wiring = transport, wiring
-        self.ps = ShardedParameterServer(links["ps"], transport.call, transport.gather, sizes=wiring.shard_sizes())
+        self.ps = wiring.shard_client(links["ps"], transport)
         self.chief: SyncChief | None = None  # opened at the shards' round by the first push
         self._closed: dict[int, asyncio.Event] = {}  # round -> set once its mean is on the shards
         self._applying: int | None = None

@@ -17,7 +17,7 @@ import torch
 
 from distrl.checkpoint import replay_path, replay_set, state_digest
 from distrl.components.prefetcher import Prefetcher
-from distrl.params.param_server import ParamShard, ShardedParameterServer
+from distrl.params.param_server import ParamShard
 from distrl.replay import ReplayTable, pack
 from distrl.transport import retry
 
@@ -243,6 +243,18 @@ class LearnerWorker:
         return os.getpid()
 
 
+class WaitsForShards:
+    """A role that reaches parameter shards (or BA3C's chief) through `self.transport`: a call that
+    finds one restarting waits a little, counted in `self.ps_waits`."""
+
+    transport: Any
+    ps_waits: int
+
+    def _waited(self) -> None:
+        self.ps_waits += 1
+        self.transport.idle(0.2)
+
+
 class ShardWorker(ParamShard):
     """A parameter-server shard of a run (Gorila; A3C's sharded store). One started again (a restart,
     or --resume) begins from its slice of the run's newest checkpoint."""
@@ -270,7 +282,7 @@ class ShardWorker(ParamShard):
         return os.getpid()
 
 
-class BundleWorker:
+class BundleWorker(WaitsForShards):
     """A Gorila bundle (actor, replay, learner in one process): `run(rounds)` makes that many bundle rounds.
     The replay is the bundle's own table, or the shared one linked as "replay" (replay.mode=global). A
     parameter shard or the shared table restarting ends a call early; the bundle waits and goes on."""
@@ -280,7 +292,7 @@ class BundleWorker:
         if transport.remote:
             torch.set_num_threads(cfg.torch_threads or 1)
         self.transport, self.ps_waits = transport, 0
-        ps = ShardedParameterServer(links["ps"], transport.call, transport.gather, sizes=wiring.shard_sizes())
+        ps = wiring.shard_client(links["ps"], transport)
         self.local_replay, sink = None, None
         if links.get("replay"):
             replay = wiring.replay_client(links["replay"], transport, index)
@@ -290,10 +302,6 @@ class BundleWorker:
             replay = self.local_replay = wiring.make_replay(index)
         self.bundle = retry(lambda: wiring.make_bundle(index, ps, replay, sink), transport, self._waited)
         self._deltas = Deltas(self.bundle.counters())
-
-    def _waited(self) -> None:
-        self.ps_waits += 1
-        self.transport.idle(0.2)
 
     def run(self, rounds: int) -> Report:
         for _ in range(rounds):
@@ -316,7 +324,7 @@ class BundleWorker:
         return os.getpid()
 
 
-class ActorLearnerWorker:
+class ActorLearnerWorker(WaitsForShards):
     """An A3C actor-learner: `run(steps, global_frames)` makes whole rollouts until `steps` agent steps
     are done. Its store is the run's shared-memory one, attached by name, or the shards linked as "ps";
     a shard restarting ends a call early, and the worker waits and goes on."""
@@ -328,10 +336,6 @@ class ActorLearnerWorker:
         self.store = wiring.store_client(links.get("ps", []), transport)
         self.worker = retry(lambda: wiring.make_worker(index, self.store), transport, self._waited)
         self._deltas = Deltas(self.worker.counters())
-
-    def _waited(self) -> None:
-        self.ps_waits += 1
-        self.transport.idle(0.2)
 
     def run(self, steps: int, global_frames: int) -> Report:
         try:
@@ -351,7 +355,7 @@ class ActorLearnerWorker:
         return os.getpid()
 
 
-class GradientWorker:
+class GradientWorker(WaitsForShards):
     """A BA3C worker: `run(gradients)` computes that many gradients on batches of its envs' data. In sync
     mode each is computed on the newest parameters and pushed to the chief, for the round those
     parameters belong to (the call waits while the chief waits for the round's other pushes, where
@@ -364,7 +368,7 @@ class GradientWorker:
         self.index, self.transport, self.ps_waits = index, transport, 0
         self.delay_s = wiring.delays[index]
         self.chief = links["chief"][0] if links.get("chief") else None
-        self.ps = ShardedParameterServer(links["ps"], transport.call, transport.gather, sizes=wiring.shard_sizes())
+        self.ps = wiring.shard_client(links["ps"], transport)
         self.worker = wiring.make_worker(index)
         self.dropped_late = 0
         # The round a gradient is for: the newest the shards or the chief's last reply name. Not the
@@ -377,10 +381,6 @@ class GradientWorker:
         flat, self.versions = retry(self.ps.pull, self.transport, self._waited)
         self.worker.load(flat)
         self.round = max(self.round, int(self.versions.max()))
-
-    def _waited(self) -> None:
-        self.ps_waits += 1
-        self.transport.idle(0.2)
 
     def counters(self) -> dict[str, float]:
         return {**self.worker.counters(), "dropped_late": self.dropped_late}
