@@ -15,7 +15,7 @@ evaluations.csv (greedy, epsilon 0.001, in a separate evaluator process that sha
 peers pause training while they evaluate, and their clock leaves the evaluation out.
 
 Writes bench/results/minatar-<game>-seed<S>.jsonl (one row per contender per log interval, then one
-summary row per contender) and bench/figures/minatar-<game>-seed<S>.png (return against wall time and
+summary row per contender; contenders not run this time keep the rows the file held) and bench/figures/minatar-<game>-seed<S>.png (return against wall time and
 frames, drawn with distrl.plotting). Prints figures; asserts nothing about them."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE / "peers"))
 sys.path.insert(0, str(HERE))
 from common import machine_info  # noqa: E402  (bench/peers/common.py: the peers' machine record)
-from runs import distrl_rows, run_for  # noqa: E402  (bench/runs.py)
+from runs import distrl_rows, earlier_results, run_for  # noqa: E402  (bench/runs.py)
 
 DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila"}
 PEERS = ("sb3-dqn", "paper-dqn")
@@ -109,12 +109,17 @@ def main() -> None:
     tag = f"minatar-{args.game}-seed{args.seed}"
     out = ROOT / "bench" / "results" / f"{tag}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
-    if args.collect:
-        out.unlink(missing_ok=True)
+    kept, kept_summaries = earlier_results(out)  # contenders not run this time keep their last results
+    kept = {name: rows for name, rows in kept.items() if name not in names}
+    with open(out, "w") as f:
+        for name, rows in kept.items():
+            f.writelines(json.dumps({"contender": name, **row}) + "\n" for row in rows)
+            if name in kept_summaries:
+                f.write(json.dumps(kept_summaries[name]) + "\n")
     target = PAPER_DQN_5M.get(args.game)
     common = {"game": args.game, "seed": args.seed, "budget_s": args.budget_s, "machine": machine_info(),
               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    results: dict[str, list[dict]] = {}
+    results: dict[str, list[dict]] = dict(kept)
     for name in names:
         if not args.collect:
             print(f"=== {name}: {args.game}, seed {args.seed}, {args.budget_s:.0f} s", flush=True)

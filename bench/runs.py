@@ -4,6 +4,7 @@ shared by the learning benchmarks (bench/minatar.py, bench/pong.py)."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -56,3 +57,17 @@ def distrl_rows(run_dir: Path) -> list[dict]:
 
 def number(text: str) -> float | None:
     return None if text in ("", "nan") else float(text)
+
+
+def earlier_results(out: Path) -> tuple[dict[str, list[dict]], dict[str, dict]]:
+    """Each contender's rows (without the name) and summary row in an earlier JSON-lines results file,
+    so that re-running some contenders keeps the others' results."""
+    rows: dict[str, list[dict]] = {}
+    summaries: dict[str, dict] = {}
+    for line in out.read_text().splitlines() if out.exists() else []:
+        row = json.loads(line)
+        if row.get("summary"):
+            summaries[row["contender"]] = row
+        else:
+            rows.setdefault(row.pop("contender"), []).append(row)
+    return rows, summaries

@@ -42,7 +42,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "bench"))
 import common as K  # noqa: E402  (bench/peers/common.py)
-from runs import distrl_rows, run_for  # noqa: E402  (bench/runs.py)
+from runs import distrl_rows, earlier_results, run_for  # noqa: E402  (bench/runs.py)
 
 DISTRL = {"distrl-apex-dpg": "apex-dpg"}
 PEERS = ("sb3-td3", "sb3-sac")
@@ -162,19 +162,6 @@ def peer_rows(out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
 
 
-def earlier_rows(out: Path) -> tuple[dict[str, list[dict]], dict[str, str]]:
-    """The rows (not the summaries) of each contender in an earlier results file, and the date of each's run."""
-    rows: dict[str, list[dict]] = {}
-    dates: dict[str, str] = {}
-    for row in peer_rows(out):
-        name = row.pop("contender")
-        if row.get("summary"):
-            dates[name] = row.get("date", "")
-        else:
-            rows.setdefault(name, []).append(row)
-    return rows, dates
-
-
 def best_eval_by(rows: list[dict], wall_s: float) -> float | None:
     evals = [r["eval_mean"] for r in rows if r["eval_mean"] is not None and r["wall_s"] <= wall_s]
     return max(evals) if evals else None
@@ -244,10 +231,10 @@ def main() -> None:
     out = ROOT / "bench" / "results" / f"{tag}.jsonl"
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     dates = {name: now for name in results}
-    kept, kept_dates = earlier_rows(out)
+    kept, kept_summaries = earlier_results(out)
     for name, rows in kept.items():  # contenders not run this time keep their last results
         if name not in results:
-            results[name], dates[name] = rows, kept_dates.get(name, "")
+            results[name], dates[name] = rows, kept_summaries.get(name, {}).get("date", "")
     out.parent.mkdir(parents=True, exist_ok=True)
     common = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "machine": K.machine_info(),
               "hyperparameters": {**HYPERPARAMS, "distrl-apex-dpg": "the default preset (distrl presets: apex-dpg-small)"}}
