@@ -47,7 +47,7 @@ def test_wiring_uses_prioritized_eviction_and_publishes_actor_and_critic(tmp_pat
     assert version == 0 and {k.split(".")[0] for k in params} == {"actor", "critic"}
     evaluator = arch.make_evaluator(episodes=1)
     evaluator.net.load_state_dict(params)
-    action = evaluator(np.zeros((3, 3), np.float32))
+    action = evaluator.policy(np.zeros((3, 3), np.float32))
     assert action.shape == (3, 1) and np.all(np.abs(action) <= 2.0)  # Pendulum's bounds, no noise
 
 

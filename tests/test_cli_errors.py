@@ -65,7 +65,7 @@ def test_bad_input_exits_2_with_one_line(capsys, tmp_path, argv, needle):
 def test_existing_run_dir_is_refused_and_untouched(capsys, tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    (run / "config.json").write_text(json.dumps({"architecture": "apex"}))
+    (run / "config.json").write_text(json.dumps({"architecture": "apex", "env": "CartPole-v1"}))
     (run / "metrics.csv").write_text("precious\n")
     code, err = run_cli(capsys, "train", "apex", "--env", "CartPole-v1", "--run-dir", str(run))
     assert code == 2 and "already holds a run" in err and "--resume" in err

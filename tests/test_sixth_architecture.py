@@ -27,7 +27,7 @@ class PlainDQN(Wiring):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, self.architecture)
+        self.obs_shape, self.num_actions, _ = probe_discrete_env(cfg, self.architecture)
 
     def roles(self, remote):
         return [Role("actors", 1, ActorWorker, ("replay", "learner"), steps=4),

@@ -7,6 +7,7 @@ import signal
 import sys
 from pathlib import Path
 
+from distrl import __version__
 from distrl import config as C
 from distrl.errors import DistrlError
 
@@ -27,6 +28,7 @@ def _key_value(text: str) -> tuple[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="distrl", description="Distributed deep RL: Ape-X, Gorila, A3C, BA3C.")
+    parser.add_argument("--version", action="version", version=f"distrl {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     train = sub.add_parser("train", help="train an agent")
     train.add_argument("architecture", help=f"one of: {', '.join(C.ARCHITECTURES)}")
@@ -58,37 +60,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, object]:
-    values: dict[str, object] = dict(args.overrides)
-    for flag, key in (("runtime", "runtime"), ("address", "address"), ("actors", "actors"), ("max_frames", "max_frames"),
-                      ("seed", "seed"), ("run_dir", "run_dir")):
-        if getattr(args, flag) is not None:
-            values[key] = getattr(args, flag)
-    return values
-
-
 def cmd_train(args: argparse.Namespace) -> int:
-    from distrl.training import describe_resume, load_run_config, train
+    from distrl import api
+    from distrl.training import load_run_config
 
+    live = False if args.quiet else None
     if args.resume:
-        cfg = load_run_config(Path(args.resume))
-        if args.architecture != cfg.architecture:
-            raise DistrlError(f"{args.resume} holds an {cfg.architecture!r} run, not {args.architecture!r}: "
-                              f"use `distrl train {cfg.architecture} --resume {args.resume}`")
-        cfg.run_dir = args.resume
-        for key, value in _overrides(args).items():
-            C.set_value(cfg, key, value)
-        C.validate(cfg)
-        print(describe_resume(cfg, Path(args.resume)), flush=True)
+        saved = load_run_config(Path(args.resume)).architecture
+        if args.architecture != saved:
+            raise DistrlError(f"{args.resume} holds an {saved!r} run, not {args.architecture!r}: "
+                              f"use `distrl train {saved} --resume {args.resume}`")
+        overrides = dict(args.overrides)
+        for flag in ("runtime", "address", "actors", "max_frames", "seed", "run_dir"):
+            if getattr(args, flag) is not None:
+                overrides[flag] = getattr(args, flag)
+        summary = api.resume(args.resume, overrides=overrides, progress=live, chaos=args.chaos)
     else:
         if not args.env:
             raise DistrlError("missing --env: give a Gymnasium id such as CartPole-v1 or ALE/Pong-v5")
-        overrides = _overrides(args)
-        cfg = C.build_config(args.architecture, args.env, args.preset, overrides)
-        print(C.describe_preset(cfg, named=bool(args.preset), actors=cfg.actors if "actors" in overrides else None),
-              flush=True)
-    summary = train(cfg, resume=bool(args.resume), overwrite=args.overwrite,
-                    live=False if args.quiet else None, chaos=args.chaos)
+        summary = api.train(args.architecture, args.env, max_frames=args.max_frames,
+                            seed=0 if args.seed is None else args.seed, runtime=args.runtime or "inline",
+                            actors=args.actors, preset=args.preset, run_dir=args.run_dir, overwrite=args.overwrite,
+                            overrides=dict(args.overrides), address=args.address, progress=live, chaos=args.chaos)
     if summary.get("resumed_from"):
         print(f"resumed from {summary['resumed_from']}")
     _print_summary(summary)

@@ -27,31 +27,66 @@ def default_run_dir(cfg: Any) -> Path:
 
 
 def prepare_run_dir(run_dir: Path, *, resume: bool, overwrite: bool) -> None:
-    """Refuse to mix two runs in one directory; --overwrite removes only distrl's own files."""
-    holds_run = (run_dir / "config.json").exists()
+    """Refuse to mix two runs in one directory, and never append to or replace a file distrl did not
+    write: in a directory that is not a distrl run, any of RUN_FILES already there is the user's, and
+    the run is refused before anything is written. --overwrite removes only a distrl run's own files."""
     if resume:
         _require_run(run_dir)
         return
-    if holds_run and not overwrite:
-        raise ConfigError(f"run directory {run_dir} already holds a run: pass --resume {run_dir} to continue "
-                          "it, --overwrite to replace it, or another --run-dir")
-    if holds_run:
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ConfigError(f"--run-dir {run_dir} is a file, not a directory: give another --run-dir")
+    if is_run(run_dir):
+        if not overwrite:
+            raise ConfigError(f"run directory {run_dir} already holds a run: pass --resume {run_dir} to continue "
+                              "it, --overwrite to replace it, or another --run-dir")
         for name in RUN_FILES:
             target = run_dir / name
-            shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            else:
+                target.unlink(missing_ok=True)
+    else:
+        for name in RUN_FILES:
+            target = run_dir / name
+            if target.exists() or target.is_symlink():
+                raise ConfigError(f"{target} exists and {run_dir} is not a distrl run, so distrl will not write "
+                                  f"over it (not even with --overwrite): give another --run-dir, or move {target} "
+                                  "away")
     run_dir.mkdir(parents=True, exist_ok=True)
 
 
+def is_run(run_dir: Path) -> bool:
+    """Whether `run_dir` is a distrl run: its config.json is one distrl wrote (a JSON object naming one of
+    distrl's architectures and an env). Any other config.json is the user's file."""
+    return _not_a_run(run_dir) is None
+
+
+def _not_a_run(run_dir: Path) -> str | None:
+    """Why `run_dir` is not a distrl run, or None when it is one."""
+    path = run_dir / "config.json"
+    if not path.is_file():
+        return "no config.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):  # ValueError: not UTF-8 or not JSON
+        return "its config.json is not one distrl wrote"
+    if not (isinstance(data, dict) and data.get("architecture") in C.ARCHITECTURES
+            and isinstance(data.get("env"), str)):
+        return "its config.json is not one distrl wrote"
+    return None
+
+
 def _require_run(run_dir: Path) -> None:
-    if not (run_dir / "config.json").is_file():
-        raise ConfigError(f"{run_dir}: no distrl run there (no config.json); give the directory of an earlier run")
+    reason = _not_a_run(run_dir)
+    if reason is not None:
+        raise ConfigError(f"{run_dir}: no distrl run there ({reason}); give the directory of an earlier run")
 
 
 def load_run_config(run_dir: Path) -> Any:
     _require_run(run_dir)
     try:
         data = json.loads((run_dir / "config.json").read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read {run_dir / 'config.json'} ({exc}); give the directory of a distrl run") \
             from None
     return C.from_dict(data)

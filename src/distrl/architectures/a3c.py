@@ -31,6 +31,7 @@ from distrl.architectures.common import (
     save_shards,
     set_torch_threads,
     shards_policy_params,
+    user_network,
 )
 from distrl.components.actor_learner import ActorLearner
 from distrl.components.evaluator import Evaluator
@@ -59,6 +60,7 @@ class A3C(ShardedWiring):
         try:
             self.obs_shape = tuple(probe.observation_space.shape)
             self.action_space = probe.action_space
+            self.spaces = (probe.observation_space, probe.action_space)
         finally:
             probe.close()
         self.continuous = isinstance(self.action_space, spaces.Box)
@@ -148,6 +150,8 @@ class A3C(ShardedWiring):
     def make_net(self) -> torch.nn.Module:
         torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
         cfg = self.cfg
+        if (net := user_network(cfg, self.spaces, "policy_value" if cfg.algo == "a3c" else "q")) is not None:
+            return net
         if cfg.algo == "a3c":
             return make_policy_value_net(self.obs_shape, self.action_space, cfg.net.hidden, lstm=cfg.net.lstm)
         if image_kind(self.obs_shape) == "atari":  # the paper's Q methods use A3C's network, not DQN's

@@ -13,7 +13,7 @@ import torch
 
 from distrl.algos.q_learning import annealed_epsilon
 from distrl.architectures.base import Role, Wiring
-from distrl.architectures.common import Seeds, frame_skip, probe_discrete_env, set_torch_threads
+from distrl.architectures.common import Seeds, frame_skip, probe_discrete_env, set_torch_threads, user_network
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
@@ -37,7 +37,8 @@ class Apex(Wiring):
 
     def __init__(self, cfg: ApexConfig):
         self.cfg = cfg
-        self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "apex")
+        self.obs_shape, self.num_actions, self.spaces = probe_discrete_env(cfg, "apex")
+        user_network(cfg, self.spaces, "q")  # a user's network is checked before anything starts
         self.atari = is_atari(cfg.env)
         self.frame_skip = frame_skip(cfg.env)
         set_torch_threads(cfg.torch_threads, self.obs_shape)
@@ -45,6 +46,8 @@ class Apex(Wiring):
 
     def make_net(self) -> torch.nn.Module:
         torch.manual_seed(self.seeds["net"])
+        if (net := user_network(self.cfg, self.spaces, "q")) is not None:
+            return net
         return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
                               hidden=self.cfg.net.hidden)
 

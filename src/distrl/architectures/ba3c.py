@@ -27,6 +27,7 @@ from distrl.architectures.common import (
     probe_discrete_env,
     set_torch_threads,
     shards_policy_params,
+    user_network,
 )
 from distrl.components.batched_worker import BatchedWorker
 from distrl.components.chief import AsyncChief, Chief
@@ -46,7 +47,8 @@ class BA3C(ShardedWiring):
 
     def __init__(self, cfg: BA3CConfig):
         self.cfg = cfg
-        self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "ba3c")
+        self.obs_shape, self.num_actions, self.spaces = probe_discrete_env(cfg, "ba3c")
+        user_network(cfg, self.spaces, "policy_value")  # a user's network is checked before anything starts
         self.atari = is_atari(cfg.env)
         self.frame_skip = frame_skip(cfg.env)
         set_torch_threads(cfg.torch_threads, self.obs_shape)
@@ -94,8 +96,10 @@ class BA3C(ShardedWiring):
             except transport.dead:
                 pass  # restarting: nothing waits in a new one
 
-    def make_net(self) -> PolicyValueNet:
+    def make_net(self) -> torch.nn.Module:
         torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
+        if (net := user_network(self.cfg, self.spaces, "policy_value")) is not None:
+            return net
         return PolicyValueNet(self.obs_shape, self.num_actions, self.cfg.net.hidden, cnn="ba3c")
 
     # ---- parameter server ------------------------------------------------------------------

@@ -12,22 +12,65 @@ from gymnasium import spaces
 from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
 from distrl.envs import is_atari, make_env
 from distrl.errors import CheckpointError, ConfigError
-from distrl.nets import image_kind
+from distrl.factory import PREFIX, is_factory, resolve
+from distrl.nets import UserPolicyValue, image_kind
+from distrl.nets.shapes import MINATAR_FRAME
 
 
-def probe_discrete_env(env_id: str, architecture: str) -> tuple[tuple[int, ...], int]:
-    """(observation shape, number of actions); a bad id or a continuous env fails here, before any file is written."""
-    probe = make_env(env_id, "eval")
+def probe_discrete_env(cfg: Any, architecture: str) -> tuple[tuple[int, ...], int, tuple[spaces.Space, spaces.Space]]:
+    """(observation shape, number of actions, the two spaces); a bad id or a continuous env fails here,
+    before any file is written, and so does a shape none of distrl's networks takes (unless the user
+    brings one)."""
+    probe = make_env(cfg.env, "eval")
     try:
         if not isinstance(probe.action_space, spaces.Discrete):
-            raise ConfigError(f"{architecture} needs a discrete action space, but {env_id} has "
+            raise ConfigError(f"{architecture} needs a discrete action space, but {cfg.env} has "
                               f"{type(probe.action_space).__name__}: use a discrete env such as "
                               "CartPole-v1 or ALE/Pong-v5")
         shape = tuple(probe.observation_space.shape)
-        image_kind(shape)  # an observation shape no network takes fails here too
-        return shape, int(probe.action_space.n)
+        if not cfg.net.factory:
+            image_kind(shape)
+        return shape, int(probe.action_space.n), (probe.observation_space, probe.action_space)
     finally:
         probe.close()
+
+
+CONTRACTS = {
+    "q": "forward(observations) -> Q-values of shape (batch, actions)",
+    "policy_value": "forward(observations) -> (logits of shape (batch, actions), values of shape (batch,) or "
+                    "(batch, 1))",
+}
+
+
+def user_network(cfg: Any, env_spaces: tuple[spaces.Space, spaces.Space], kind: str) -> torch.nn.Module | None:
+    """The user's network (net.factory, called with the observation and action spaces), its contract
+    (CONTRACTS[kind]) checked on a batch of two sampled observations as the env gives them (uint8 frames
+    are not scaled: the network scales them if it wants); None when the run uses distrl's own."""
+    name = cfg.net.factory
+    if not name:
+        return None
+    factory = resolve(name if is_factory(name) else PREFIX + name, "network")
+    label, (obs_space, action_space) = name.removeprefix(PREFIX), env_spaces
+    if not isinstance(action_space, spaces.Discrete):
+        raise ConfigError(f"net.factory ({label}) takes discrete actions only; {cfg.env} has "
+                          f"{type(action_space).__name__}: drop net.factory for distrl's own network")
+    net = factory(obs_space, action_space)
+    if not isinstance(net, torch.nn.Module):
+        raise ConfigError(f"network factory {label} returned {type(net).__name__}, not a torch.nn.Module")
+    batch = torch.as_tensor(np.stack([obs_space.sample() for _ in range(2)]))
+    n, needs = int(action_space.n), f"{cfg.architecture} needs {CONTRACTS[kind]}"
+    try:
+        with torch.no_grad():
+            out = net(batch)
+    except Exception as exc:
+        raise ConfigError(f"the network from {label} failed on a batch of 2 observations of shape "
+                          f"{tuple(batch.shape)}, dtype {batch.dtype} ({type(exc).__name__}: {exc}); {needs}") from None
+    shapes = [tuple(t.shape) for t in (out if isinstance(out, (tuple, list)) else [out]) if torch.is_tensor(t)]
+    ok = shapes == [(2, n)] if kind == "q" else shapes in ([(2, n), (2,)], [(2, n), (2, 1)])
+    if not ok or (kind == "q") != torch.is_tensor(out):
+        raise ConfigError(f"the network from {label} returned {shapes or type(out).__name__} for a batch of 2 "
+                          f"observations; {needs}, here {n} actions: fix its output layer")
+    return net if kind == "q" else UserPolicyValue(net)
 
 
 def frame_skip(env_id: str) -> int:
@@ -36,7 +79,7 @@ def frame_skip(env_id: str) -> int:
 
 
 def set_torch_threads(torch_threads: int, obs_shape: tuple[int, ...]) -> None:
-    if torch_threads or image_kind(obs_shape) in (None, "minatar"):
+    if torch_threads or len(obs_shape) != 3 or tuple(obs_shape[1:]) == MINATAR_FRAME:
         # Small nets (MLPs, the MinAtar CNN) run fastest on one thread; more only add synchronisation
         # (20x slower seen here with MLPs).
         torch.set_num_threads(torch_threads or 1)
@@ -79,7 +122,7 @@ class Saveable:
         if getattr(self, "net_shapes", None) is None:
             with torch.random.fork_rng(devices=[]):  # building a net seeds torch: a save must not move the run's RNG
                 self.net_shapes = param_shapes(self.make_net().state_dict())
-        return {"architecture": self.architecture, "env": self.cfg.env, "shapes": self.net_shapes}
+        return {"architecture": self.architecture, "env": str(self.cfg.env), "shapes": self.net_shapes}
 
     def role_counts(self) -> dict[str, tuple[int, str]]:
         """role -> (instances this run has, the --set that changes it), for roles with several."""

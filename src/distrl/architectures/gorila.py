@@ -26,6 +26,7 @@ from distrl.architectures.common import (
     probe_discrete_env,
     set_torch_threads,
     shards_policy_params,
+    user_network,
 )
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
@@ -96,7 +97,8 @@ class Gorila(ShardedWiring):
 
     def __init__(self, cfg: GorilaConfig):
         self.cfg = cfg
-        self.obs_shape, self.num_actions = probe_discrete_env(cfg.env, "gorila")
+        self.obs_shape, self.num_actions, self.spaces = probe_discrete_env(cfg, "gorila")
+        user_network(cfg, self.spaces, "q")  # a user's network is checked before anything starts
         self.atari = is_atari(cfg.env)
         self.frame_skip = frame_skip(cfg.env)
         set_torch_threads(cfg.torch_threads, self.obs_shape)
@@ -139,6 +141,8 @@ class Gorila(ShardedWiring):
     # ---- parts ---------------------------------------------------------------------------
     def make_net(self) -> torch.nn.Module:
         torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
+        if (net := user_network(self.cfg, self.spaces, "q")) is not None:
+            return net
         return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
                               hidden=self.cfg.net.hidden)
 

@@ -194,7 +194,7 @@ def parse_value(key: str, hint: Any, value: Any) -> Any:
                 raise ValueError
             return float(value)
         if hint is str:
-            return str(value)
+            return value if isinstance(value, str) else str(value)  # a Factory (distrl/factory.py) stays one
         if typing.get_origin(hint) is tuple:
             items = value.split(",") if isinstance(value, str) else list(value)
             return tuple(int(str(v).strip()) for v in items if str(v).strip())
@@ -261,6 +261,7 @@ def validate(cfg: RunConfig) -> None:
     if c.architecture == "a3c":
         _check(c.algo in A3C_ALGOS, "algo", c.algo, " or ".join(A3C_ALGOS))
         _check(not (c.net.lstm and c.algo != "a3c"), "net.lstm", c.net.lstm, "false unless algo is a3c")
+        _check(not (c.net.lstm and c.net.factory), "net.lstm", c.net.lstm, "false with a user's network (net.factory)")
     if c.architecture == "apex-dpg":
         _check(len(c.net.critic_hidden) == 2, "net.critic_hidden", c.net.critic_hidden,
                "two layer sizes (the action joins at the second), e.g. 400,300")

@@ -82,6 +82,7 @@ class LearnerConfig:
 class NetConfig:
     dueling: bool = True
     hidden: tuple[int, ...] = (512,)  # MLP torso for vector observations (CNN for images)
+    factory: str = ""                # a user's network: "factory:module:function" (see distrl.train's network=)
 
 
 @dataclass
@@ -237,6 +238,7 @@ class ParamStoreConfig:
 class A3CNetConfig:
     hidden: tuple[int, ...] = (128,)  # MLP torso for vector observations (A3C CNN for images)
     lstm: bool = False               # A3C only: 256 LSTM cells after the torso
+    factory: str = ""                # a user's network: "factory:module:function" (see distrl.train's network=)
 
 
 @dataclass
@@ -357,6 +359,7 @@ class BA3CPSConfig:
 @dataclass
 class BA3CNetConfig:
     hidden: tuple[int, ...] = (128,)  # the fully connected layer (256: the paper's initial model); MLP for vectors
+    factory: str = ""                # a user's network: "factory:module:function" (see distrl.train's network=)
 
 
 @dataclass

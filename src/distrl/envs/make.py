@@ -36,6 +36,7 @@ from gymnasium.wrappers import (
 )
 
 from distrl.errors import ConfigError
+from distrl.factory import is_factory, resolve
 
 MODES = ("train", "eval")
 DEFAULT_MAX_EPISODE_FRAMES = 108_000  # 30 minutes at 60 Hz, the DQN evaluation cap
@@ -79,6 +80,8 @@ def is_minatar(env_id: str) -> bool:
 
 def is_atari(env_id: str) -> bool:
     """True for Atari ids (``ALE/Pong-v5``, ``PongNoFrameskip-v4``, ``Pong-v4``)."""
+    if is_factory(env_id):
+        return False  # a user's factory gets the generic treatment, whatever it builds
     if _register_ale() and env_id in gymnasium.registry:
         return "ale_py" in str(gymnasium.registry[env_id].entry_point)
     return env_id.startswith("ALE/") or bool(re.fullmatch(r"[A-Za-z]+NoFrameskip-v4", env_id))
@@ -139,8 +142,15 @@ class _SeedOnFirstReset(gymnasium.Wrapper):
 
 
 def _gym_make(env_id: str, **kwargs) -> gymnasium.Env:
+    if is_factory(env_id):
+        return _from_factory(env_id)
     try:
         return gymnasium.make(env_id, **kwargs)
+    except ModuleNotFoundError as e:  # "my_pkg.envs:Maze-v0", Gymnasium's form for a user's package
+        module = env_id.partition(":")[0]
+        raise ConfigError(f"env id {env_id!r}: cannot import module {module!r} ({str(e).split('. ')[0]}); install "
+                          "the package that registers the env, or fix the module part of the id (module:EnvName)") \
+            from None
     except gymnasium.error.DependencyNotInstalled as e:
         # Gymnasium's own message already names the pip command.
         raise ConfigError(f"env id {env_id!r} needs a package that is not installed: {str(e).splitlines()[0]}") from None
@@ -155,6 +165,16 @@ def _gym_make(env_id: str, **kwargs) -> gymnasium.Env:
             f"unknown env id {env_id!r} ({hint}): not a registered Gymnasium id; "
             f"see `gymnasium.pprint_registry()`, {_ID_EXAMPLES}"
         ) from None
+
+
+def _from_factory(env_id: str) -> gymnasium.Env:
+    """A user's env factory, called with no arguments; what it returns must be a Gymnasium env."""
+    factory = resolve(env_id, "env")
+    env = factory()
+    if not isinstance(env, gymnasium.Env):
+        raise ConfigError(f"env factory {env_id[len('factory:'):]} returned {type(env).__name__}, not a "
+                          "gymnasium.Env: return an env (wrap other APIs with Gymnasium's compatibility wrappers)")
+    return env
 
 
 # Module-level (not lambdas) so wrapped envs stay picklable.

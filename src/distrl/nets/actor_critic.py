@@ -91,6 +91,21 @@ class PolicyValueNet(nn.Module):
         return self.policy(x), self.value(x).squeeze(-1), state
 
 
+class UserPolicyValue(nn.Module):
+    """A user's network returning (logits, values), called as PolicyValueNet is: no recurrent state."""
+
+    def __init__(self, net: nn.Module):
+        super().__init__()
+        self.net = net
+
+    def initial_state(self, batch: int) -> None:
+        return None
+
+    def forward(self, obs: torch.Tensor, state: None = None) -> tuple[torch.Tensor, torch.Tensor, None]:
+        logits, value = self.net(obs)
+        return logits, value.reshape(value.shape[0]), None
+
+
 class GaussianPolicyValueNet(nn.Module):
     """Diagonal Gaussian policy for continuous actions: softplus variance (+ floor), and V(s) from a
     separate torso (the paper's continuous-control networks share no parameters between policy and

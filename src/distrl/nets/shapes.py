@@ -23,4 +23,5 @@ def image_kind(obs_shape: Sequence[int]) -> str | None:
     raise ConfigError(
         f"observation shape {shape}: no distrl network takes it (channel-first (C, 84, 84) Atari stacks get the "
         f"papers' CNNs, (C, 10, 10) MinAtar frames the MinAtar network, vectors an MLP); resize the frames to "
-        f"84x84 with a Gymnasium wrapper (ResizeObservation) or flatten them (FlattenObservation)")
+        f"84x84 with a Gymnasium wrapper (ResizeObservation), flatten them (FlattenObservation), or bring a network "
+        f"(distrl.train(network=...) or --set net.factory=module:function)")

@@ -1,0 +1,154 @@
+"""distrl from Python: `train`, `resume` and `load_policy`. The `distrl` command calls these, so the two
+cannot drift; errors are `distrl.ConfigError` (and the other `distrl.DistrlError`s), which the command
+prints as one line."""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from distrl import config as C
+from distrl.errors import ConfigError
+from distrl.factory import Factory, check_picklable
+
+EnvSpec = str | Callable[[], Any]
+NetworkFactory = Callable[[Any, Any], Any]
+
+
+def train(architecture: str, env: EnvSpec, *, max_frames: int | None = None, seed: int = 0,
+          runtime: str = "inline", actors: int | None = None, preset: str | None = None,
+          run_dir: str | Path | None = None, overwrite: bool = False, overrides: dict[str, Any] | None = None,
+          network: NetworkFactory | None = None, address: str | None = None, progress: bool | None = False,
+          chaos: float | None = None, **unknown: Any) -> dict[str, Any]:
+    """Train `architecture` on `env` to max_frames and return the run's summary (summary.json).
+
+    architecture: "apex", "apex-dpg", "gorila", "a3c" or "ba3c".
+    env: a Gymnasium id ("CartPole-v1", "ALE/Pong-v5", "MinAtar/Breakout-v1", or "my_pkg.envs:Maze-v0" for an
+        env your package registers), or a function that returns a new Gymnasium env each call (a module-level
+        function or a functools.partial of one: on Ray it is pickled to the workers).
+    max_frames: environment frames to train for (default: the preset's).
+    seed: the run's seed (default 0); inline runs are deterministic for a seed.
+    runtime: "inline" (every component in this process, the default) or "ray" (a local Ray, or the cluster
+        at `address`).
+    actors: actors (Ape-X), bundles (Gorila) or workers (A3C, BA3C) (default: the preset's).
+    preset: named hyperparameters, see `distrl presets` (default: chosen from the env).
+    run_dir: where config.json, metrics.csv, checkpoints/ and summary.json go (default
+        runs/<architecture>-<env>-seed<seed>). A directory holding another run is refused unless `overwrite`.
+    overwrite: replace an earlier distrl run in run_dir (its files only; nobody else's).
+    overrides: any config key, dotted as for `--set`: {"learner.lr": 1e-3, "replay.capacity": 50_000}.
+    network: a function (observation_space, action_space) -> torch.nn.Module for the Q-network (apex, gorila,
+        a3c's Q methods) or the policy/value network (a3c, ba3c), instead of distrl's own. A Q-network's
+        forward takes a batch of observations as the env gives them (uint8 frames unscaled) and returns
+        Q-values of shape (batch, actions); a policy/value network returns (logits of shape (batch, actions),
+        values of shape (batch,) or (batch, 1)). Checked once at start-up on two sampled observations.
+    address: ray only: join the cluster at this address (default: start a local Ray).
+    progress: a live progress display (None: when the output is a terminal).
+    chaos: ray only: kill a random actor every that many seconds, and the replay and the learner (or a
+        parameter shard) once each, to test recovery (chaos.json says what came back).
+
+    The summary's keys: architecture, env, preset, runtime, seed, actors, frames, updates, wall_s,
+    final_return_mean (mean of the last 100 training episodes), train_episodes, eval_return_mean,
+    eval_episodes, eval_epsilon, eval_returns (the final greedy evaluation), human_normalized (Atari),
+    rates (frames/s, updates/s), faults (restarts counted), periodic_evaluations, resumed_from, run_dir.
+    """
+    _refuse_unknown("train", unknown)
+    named = {"runtime": runtime, "address": address, "actors": actors, "max_frames": max_frames, "seed": seed,
+             "run_dir": None if run_dir is None else str(run_dir)}
+    values = {**{k: v for k, v in named.items() if v is not None}, **(overrides or {})}
+    if network is not None:
+        _network_supported(architecture)
+        values["net.factory"] = Factory(network)
+    cfg = C.build_config(architecture, _env(env), preset, values)
+    _check_factories(cfg)
+    print(C.describe_preset(cfg, named=bool(preset), actors=cfg.actors if "actors" in values else None),
+          flush=True)
+    from distrl.training import train as run
+    return run(cfg, overwrite=overwrite, live=progress, chaos=chaos)
+
+
+def resume(run_dir: str | Path, *, overrides: dict[str, Any] | None = None, env: EnvSpec | None = None,
+           network: NetworkFactory | None = None, progress: bool | None = False, chaos: float | None = None,
+           **unknown: Any) -> dict[str, Any]:
+    """Continue the run in `run_dir` from its latest checkpoint, with its config.json; returns the summary
+    as `train` does. overrides: config keys to change (e.g. {"max_frames": 2_000_000} to train longer).
+    env, network: the run's factories again, where config.json cannot import them (a lambda, a partial)."""
+    _refuse_unknown("resume", unknown)
+    from distrl.training import describe_resume
+    from distrl.training import train as run
+    cfg = _load(run_dir, env, network)
+    for key, value in (overrides or {}).items():
+        C.set_value(cfg, key, value)
+    C.validate(cfg)
+    _check_factories(cfg)
+    print(describe_resume(cfg, Path(run_dir)), flush=True)
+    return run(cfg, resume=True, live=progress, chaos=chaos)
+
+
+def load_policy(run_dir: str | Path, *, epsilon: float = 0.0, env: EnvSpec | None = None,
+                network: NetworkFactory | None = None, **unknown: Any) -> Any:
+    """The policy of the latest checkpoint in `run_dir`, in this process (no Ray): `act(observation)` gives
+    the action for one observation as the env returns it (an int for discrete actions), greedy, or with
+    probability `epsilon` a random one (value-based methods). Its `reset()` starts a new episode (an LSTM
+    policy's state). env, network: the run's factories, where config.json cannot import them."""
+    _refuse_unknown("load_policy", unknown)
+    if not 0.0 <= epsilon <= 1.0:
+        raise ConfigError(f"invalid value {epsilon!r} for epsilon: accepted values are numbers in [0, 1]")
+    import torch
+
+    from distrl.architectures import make_architecture
+    arch = make_architecture(_load(run_dir, env, network))
+    with torch.random.fork_rng(devices=[]):  # restoring a learner sets the RNG; the caller's stays as it was
+        params, info = arch.policy_params(Path(run_dir))
+    policy = arch.make_evaluator(1).policy
+    policy.net.load_state_dict(params)
+    policy.epsilon, policy.checkpoint, policy.updates = epsilon, info.get("checkpoint"), info.get("updates")
+    return policy
+
+
+def _env(env: EnvSpec) -> str:
+    if isinstance(env, str):
+        return env
+    if callable(env):
+        return Factory(env)
+    raise ConfigError(f"env {env!r} is neither a Gymnasium id nor a function that makes an env: give e.g. "
+                      "'CartPole-v1' or a module-level function returning a gymnasium.Env")
+
+
+def _load(run_dir: str | Path, env: EnvSpec | None, network: NetworkFactory | None) -> Any:
+    from distrl.training import load_run_config
+    cfg = load_run_config(Path(run_dir))
+    cfg.run_dir = str(run_dir)
+    if env is not None:
+        cfg.env = _env(env)
+    if network is not None:
+        _network_supported(cfg.architecture)
+        cfg.net.factory = Factory(network)
+    return cfg
+
+
+def _network_supported(architecture: str) -> None:
+    if architecture == "apex-dpg":
+        raise ConfigError("network= is not supported for apex-dpg (its actor and critic are distrl's own): "
+                          "drop it, or set net.actor_hidden / net.critic_hidden")
+
+
+def _check_factories(cfg: Any) -> None:
+    """On Ray the factories travel to the workers: refuse one that cannot, before anything starts."""
+    if cfg.runtime == "ray":
+        check_picklable(cfg.env, "env")
+        check_picklable(getattr(cfg.net, "factory", ""), "network")
+
+
+def _refuse_unknown(function: str, unknown: dict[str, Any]) -> None:
+    """A misspelt keyword is a ConfigError naming the nearest one, as a misspelt config key is."""
+    if not unknown:
+        return
+    accepted = [p for p in inspect.signature(globals()[function]).parameters if p != "unknown"]
+    name = next(iter(unknown))
+    near = difflib.get_close_matches(name, accepted, n=1)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    raise ConfigError(f"distrl.{function}() got an unknown keyword {name!r}: {hint}its keywords are "
+                      f"{', '.join(accepted)}; config keys go in overrides={{'learner.lr': 1e-3}}")

@@ -1,0 +1,59 @@
+"""A trained network as a policy: the action rule the evaluator plays and `distrl.load_policy` returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+KINDS = ("q", "softmax", "gaussian", "deterministic")
+
+
+class Policy:
+    """Picks actions from `net`'s output: the argmax of Q-values (`kind="q"`), of a softmax policy's logits
+    (an LSTM's state carried between calls until `reset()`), a Gaussian policy's mean, or the output of
+    the "actor" of DPG's actor-critic pair. `epsilon` replaces that many of the discrete actions by a
+    uniformly random one (value-based evaluation protocols)."""
+
+    def __init__(self, net: nn.Module, kind: str = "q", epsilon: float = 0.0, seed: int | None = None):
+        if kind not in KINDS:
+            raise ValueError(f"unknown policy kind {kind!r}: one of {', '.join(KINDS)}")
+        self.net, self.kind, self.epsilon = net.eval(), kind, epsilon
+        self.rng = np.random.default_rng(seed)
+        self._state = None
+        self.checkpoint: str | None = None  # set by distrl.load_policy: which file, after how many updates
+        self.updates: int | None = None
+
+    def reset(self) -> None:
+        """A new episode: an LSTM policy starts again from its initial state."""
+        self._state = None
+
+    @torch.no_grad()
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        """A batch of greedy actions for a batch of observations (what `distrl.envs.evaluate` calls)."""
+        x = torch.as_tensor(np.asarray(obs))
+        if self.kind == "deterministic":
+            return self.net["actor"](x).numpy()
+        if self.kind == "softmax":
+            logits, _, self._state = self.net(x, self._state)
+            return logits.argmax(dim=1).numpy()
+        out = self.net(x)
+        return out[0].numpy() if self.kind == "gaussian" else out.argmax(dim=1).numpy()
+
+    def act(self, observation: Any) -> Any:
+        """The action for one observation as the env returns it: an int for discrete actions (random with
+        probability epsilon), an array for continuous ones."""
+        action = self(np.asarray(observation)[None])[0]
+        if self.kind in ("q", "softmax"):
+            if self.epsilon and self.rng.random() < self.epsilon:
+                return int(self.rng.integers(self.num_actions(observation)))
+            return int(action)
+        return action
+
+    @torch.no_grad()
+    def num_actions(self, observation: Any) -> int:
+        out = self.net(torch.as_tensor(np.asarray(observation)[None]), None) if self.kind == "softmax" else \
+            self.net(torch.as_tensor(np.asarray(observation)[None]))
+        return int((out[0] if self.kind == "softmax" else out).shape[1])
