@@ -10,7 +10,7 @@ import torch
 import distrl
 from distrl.checkpoint import latest_checkpoint
 from distrl.nets import make_q_network
-from tests.tiny_env import make_corridor, small_policy_value_network, small_q_network
+from tests.tiny_env import make_corridor, small_actor_critic, small_policy_value_network, small_q_network
 
 SMALL = {"replay.min_size": 200, "checkpoint_every": 100, "eval_episodes": 3, "log_every_s": 60.0}
 
@@ -91,6 +91,26 @@ def test_every_discrete_architecture_takes_a_users_network(tmp_path, architectur
     state = torch.load(latest_checkpoint(tmp_path / "run"), weights_only=True)["meta"]["shapes"]
     assert any(k.endswith("0.weight") and v == [16, 5] for k, v in state.items())  # the user's 16 units, 5 inputs
     assert distrl.load_policy(tmp_path / "run").act(corridor_observation(2)) in (0, 1)
+
+
+def test_apex_dpg_takes_a_users_actor_and_critic(tmp_path):
+    summary = distrl.train("apex-dpg", "Pendulum-v1", max_frames=800, actors=1, network=small_actor_critic,
+                           run_dir=tmp_path / "run", overrides={"replay.min_size": 200, "eval_episodes": 1,
+                                                                "learner.twin_critics": True})
+    assert summary["updates"] > 0
+    shapes = torch.load(latest_checkpoint(tmp_path / "run"), weights_only=True)["meta"]["shapes"]
+    assert shapes["actor.0.weight"] == [16, 3] and shapes["critic.critic.body.0.weight"] == [16, 4]
+    action = distrl.load_policy(tmp_path / "run").act(np.array([1.0, 0.0, 0.0], np.float32))
+    assert action.shape == (1,) and abs(float(action[0])) <= 2.0  # Pendulum's bounds
+
+
+def test_a_dpg_network_must_return_an_actor_and_a_critic(tmp_path):
+    with pytest.raises(distrl.ConfigError, match=r"apex-dpg needs \(actor, critic\).*as torch.nn.Modules"):
+        distrl.train("apex-dpg", "Pendulum-v1", network=small_q_network_for_box, run_dir=tmp_path / "run")
+
+
+def small_q_network_for_box(observation_space, action_space):
+    return torch.nn.Linear(observation_space.shape[0], 1)
 
 
 @pytest.mark.usefixtures("local_ray")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gymnasium
 import numpy as np
+import torch
 from torch import nn
 
 CELLS = 5
@@ -61,6 +62,32 @@ class SmallPolicyValue(nn.Module):
 
 def small_policy_value_network(observation_space: gymnasium.Space, action_space: gymnasium.Space) -> nn.Module:
     return SmallPolicyValue(observation_space.shape[0], int(action_space.n))
+
+
+class SmallCritic(nn.Module):
+    def __init__(self, inputs: int, actions: int):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(inputs + actions, 16), nn.ReLU(), nn.Linear(16, 1))
+
+    def forward(self, obs, action):
+        return self.body(torch.cat([obs, action], dim=1))
+
+
+def small_actor_critic(observation_space: gymnasium.Space, action_space: gymnasium.Space):
+    """A user's DPG actor and critic: the actor's tanh output is scaled to the action bounds."""
+    inputs, actions = observation_space.shape[0], action_space.shape[0]
+    scale = float(action_space.high[0])
+    actor = nn.Sequential(nn.Linear(inputs, 16), nn.ReLU(), nn.Linear(16, actions), nn.Tanh(), Scale(scale))
+    return actor, SmallCritic(inputs, actions)
+
+
+class Scale(nn.Module):
+    def __init__(self, factor: float):
+        super().__init__()
+        self.factor = factor
+
+    def forward(self, x):
+        return x * self.factor
 
 
 if "Corridor-v0" not in gymnasium.registry:

@@ -40,10 +40,12 @@ def train(architecture: str, env: EnvSpec, *, max_frames: int | None = None, see
     overwrite: replace an earlier distrl run in run_dir (its files only; nobody else's).
     overrides: any config key, dotted as for `--set`: {"learner.lr": 1e-3, "replay.capacity": 50_000}.
     network: a function (observation_space, action_space) -> torch.nn.Module for the Q-network (apex, gorila,
-        a3c's Q methods) or the policy/value network (a3c, ba3c), instead of distrl's own. A Q-network's
-        forward takes a batch of observations as the env gives them (uint8 frames unscaled) and returns
-        Q-values of shape (batch, actions); a policy/value network returns (logits of shape (batch, actions),
-        values of shape (batch,) or (batch, 1)). Checked once at start-up on two sampled observations.
+        a3c's Q methods) or the policy/value network (a3c, ba3c), or -> (actor, critic) for apex-dpg, instead
+        of distrl's own. A Q-network's forward takes a batch of observations as the env gives them (uint8
+        frames unscaled) and returns Q-values of shape (batch, actions); a policy/value network returns
+        (logits of shape (batch, actions), values of shape (batch,) or (batch, 1)); a DPG actor returns
+        actions of shape (batch, action size) inside the action bounds, its critic(observations, actions)
+        values of shape (batch,) or (batch, 1). Checked once at start-up on two sampled observations.
     address: ray only: join the cluster at this address (default: start a local Ray).
     progress: a live progress display (None: when the output is a terminal).
     chaos: ray only: kill a random actor every that many seconds, and the replay and the learner (or a
@@ -59,7 +61,6 @@ def train(architecture: str, env: EnvSpec, *, max_frames: int | None = None, see
              "run_dir": None if run_dir is None else str(run_dir)}
     values = {**{k: v for k, v in named.items() if v is not None}, **(overrides or {})}
     if network is not None:
-        _network_supported(architecture)
         values["net.factory"] = Factory(network)
     cfg = C.build_config(architecture, _env(env), preset, values)
     _check_factories(cfg)
@@ -124,22 +125,15 @@ def _load(run_dir: str | Path, env: EnvSpec | None, network: NetworkFactory | No
     if env is not None:
         cfg.env = _env(env)
     if network is not None:
-        _network_supported(cfg.architecture)
         cfg.net.factory = Factory(network)
     return cfg
-
-
-def _network_supported(architecture: str) -> None:
-    if architecture == "apex-dpg":
-        raise ConfigError("network= is not supported for apex-dpg (its actor and critic are distrl's own): "
-                          "drop it, or set net.actor_hidden / net.critic_hidden")
 
 
 def _check_factories(cfg: Any) -> None:
     """On Ray the factories travel to the workers: refuse one that cannot, before anything starts."""
     if cfg.runtime == "ray":
         check_picklable(cfg.env, "env")
-        check_picklable(getattr(cfg.net, "factory", ""), "network")
+        check_picklable(cfg.net.factory, "network")
 
 
 def _refuse_unknown(function: str, unknown: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from gymnasium import spaces
 from torch import nn
 
 from distrl.architectures.apex import Apex
-from distrl.architectures.common import Seeds, set_torch_threads
+from distrl.architectures.common import Seeds, set_torch_threads, user_network
 from distrl.components.dpg_actor import NoisyActor
 from distrl.components.dpg_learner import DPGLearner
 from distrl.components.evaluator import Evaluator
@@ -36,6 +36,7 @@ class ApexDPG(Apex):
             space, obs_space = probe.action_space, probe.observation_space
         finally:
             probe.close()
+        self.spaces = (obs_space, space)
         if is_atari(cfg.env) or not isinstance(space, spaces.Box):
             raise ConfigError(f"apex-dpg needs a continuous (Box) action space, but {cfg.env} has "
                               f"{type(space).__name__}: use e.g. Pendulum-v1 or HalfCheetah-v5, or `distrl "
@@ -47,12 +48,21 @@ class ApexDPG(Apex):
         self.atari, self.frame_skip = False, 1
         set_torch_threads(cfg.torch_threads, self.obs_shape)
         self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "replay", "net", "target_noise"))
+        user_network(cfg, self.spaces, "actor_critic")  # a user's networks are checked before anything starts
 
     def _actor_critic(self) -> tuple[nn.Module, nn.Module]:
         torch.manual_seed(self.seeds["net"])
+        if (pair := user_network(self.cfg, self.spaces, "actor_critic")) is not None:
+            return pair
         n = self.cfg.net
         return (DPGActor(self.obs_dim, self.action_dim, self.low, self.high, n.actor_hidden),
                 DPGCritic(self.obs_dim, self.action_dim, n.critic_hidden))
+
+    def _second_critic(self) -> nn.Module:
+        """TD3's twin, drawn after the actor and critic from the same seed."""
+        if (pair := user_network(self.cfg, self.spaces, "actor_critic")) is not None:
+            return pair[1]
+        return DPGCritic(self.obs_dim, self.action_dim, self.cfg.net.critic_hidden)
 
     def make_net(self) -> nn.ModuleDict:
         """Actor and critic as one module: what the learner publishes and actors and evaluators load."""
@@ -67,7 +77,7 @@ class ApexDPG(Apex):
     def make_learner(self, device: str = "cpu") -> DPGLearner:
         le = self.cfg.learner
         actor, critic = self._actor_critic()  # a second critic is drawn after them, from the same seed
-        critic2 = DPGCritic(self.obs_dim, self.action_dim, self.cfg.net.critic_hidden) if le.twin_critics else None
+        critic2 = self._second_critic() if le.twin_critics else None
         return DPGLearner(actor, critic, lr=le.lr, target_update=le.target_update, actor_grad_clip=le.actor_grad_clip,
                           tau=le.tau, critic2=critic2, target_noise=le.target_noise,
                           target_noise_clip=le.target_noise_clip, policy_delay=le.policy_delay,

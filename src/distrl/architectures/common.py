@@ -14,6 +14,7 @@ from distrl.envs import is_atari, make_env
 from distrl.errors import CheckpointError, ConfigError
 from distrl.factory import PREFIX, is_factory, resolve
 from distrl.nets import UserPolicyValue, image_kind
+from distrl.nets.dpg import UserCritic
 from distrl.nets.shapes import MINATAR_FRAME
 
 
@@ -39,38 +40,61 @@ CONTRACTS = {
     "q": "forward(observations) -> Q-values of shape (batch, actions)",
     "policy_value": "forward(observations) -> (logits of shape (batch, actions), values of shape (batch,) or "
                     "(batch, 1))",
+    "actor_critic": "(actor, critic): actor(observations) -> actions of shape (batch, action size), "
+                    "critic(observations, actions) -> values of shape (batch,) or (batch, 1)",
 }
 
 
-def user_network(cfg: Any, env_spaces: tuple[spaces.Space, spaces.Space], kind: str) -> torch.nn.Module | None:
+def user_network(cfg: Any, env_spaces: tuple[spaces.Space, spaces.Space], kind: str) -> Any:
     """The user's network (net.factory, called with the observation and action spaces), its contract
     (CONTRACTS[kind]) checked on a batch of two sampled observations as the env gives them (uint8 frames
     are not scaled: the network scales them if it wants); None when the run uses distrl's own."""
-    name = cfg.net.factory
+    name = getattr(cfg.net, "factory", "")
     if not name:
         return None
     factory = resolve(name if is_factory(name) else PREFIX + name, "network")
     label, (obs_space, action_space) = name.removeprefix(PREFIX), env_spaces
-    if not isinstance(action_space, spaces.Discrete):
-        raise ConfigError(f"net.factory ({label}) takes discrete actions only; {cfg.env} has "
-                          f"{type(action_space).__name__}: drop net.factory for distrl's own network")
-    net = factory(obs_space, action_space)
-    if not isinstance(net, torch.nn.Module):
-        raise ConfigError(f"network factory {label} returned {type(net).__name__}, not a torch.nn.Module")
+    continuous = kind == "actor_critic"
+    if isinstance(action_space, spaces.Discrete) == continuous:
+        raise ConfigError(f"net.factory ({label}) for {cfg.architecture} takes {'Box' if continuous else 'Discrete'} "
+                          f"actions; {cfg.env} has {type(action_space).__name__}: drop net.factory for distrl's own")
+    built = factory(obs_space, action_space)
+    modules = tuple(built) if continuous and isinstance(built, (tuple, list)) else (built,)
+    width = int(np.prod(action_space.shape)) if continuous else int(action_space.n)
+    needs = f"{cfg.architecture} needs {CONTRACTS[kind]}, here {width} actions"
+    if len(modules) != (2 if continuous else 1) or not all(isinstance(m, torch.nn.Module) for m in modules):
+        raise ConfigError(f"network factory {label} returned {type(built).__name__}; {needs}, as torch.nn.Modules")
     batch = torch.as_tensor(np.stack([obs_space.sample() for _ in range(2)]))
-    n, needs = int(action_space.n), f"{cfg.architecture} needs {CONTRACTS[kind]}"
+    out = _probe(label, needs, modules[0], batch)
+    shapes = _shapes(out)
+    if kind == "q":
+        ok = shapes == [(2, width)] and torch.is_tensor(out)
+    elif kind == "policy_value":
+        ok = shapes in ([(2, width), (2,)], [(2, width), (2, 1)]) and not torch.is_tensor(out)
+    else:
+        ok = shapes == [(2, width)] and torch.is_tensor(out)
+        shapes += _shapes(_probe(label, needs, modules[1], batch, out)) if ok else []
+        ok = ok and shapes[1:] in ([(2,)], [(2, 1)])
+    if not ok:
+        raise ConfigError(f"the network from {label} returned {shapes or type(out).__name__} for a batch of 2 "
+                          f"observations; {needs}: fix its output layer")
+    if kind == "q":
+        return built
+    return UserPolicyValue(built) if kind == "policy_value" else (modules[0], UserCritic(modules[1]))
+
+
+def _probe(label: str, needs: str, module: torch.nn.Module, *inputs: torch.Tensor) -> Any:
     try:
         with torch.no_grad():
-            out = net(batch)
+            return module(*inputs)
     except Exception as exc:
         raise ConfigError(f"the network from {label} failed on a batch of 2 observations of shape "
-                          f"{tuple(batch.shape)}, dtype {batch.dtype} ({type(exc).__name__}: {exc}); {needs}") from None
-    shapes = [tuple(t.shape) for t in (out if isinstance(out, (tuple, list)) else [out]) if torch.is_tensor(t)]
-    ok = shapes == [(2, n)] if kind == "q" else shapes in ([(2, n), (2,)], [(2, n), (2, 1)])
-    if not ok or (kind == "q") != torch.is_tensor(out):
-        raise ConfigError(f"the network from {label} returned {shapes or type(out).__name__} for a batch of 2 "
-                          f"observations; {needs}, here {n} actions: fix its output layer")
-    return net if kind == "q" else UserPolicyValue(net)
+                          f"{tuple(inputs[0].shape)}, dtype {inputs[0].dtype} ({type(exc).__name__}: {exc}); {needs}") \
+            from None
+
+
+def _shapes(out: Any) -> list[tuple[int, ...]]:
+    return [tuple(t.shape) for t in (out if isinstance(out, (tuple, list)) else [out]) if torch.is_tensor(t)]
 
 
 def frame_skip(env_id: str) -> int:

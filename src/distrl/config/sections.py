@@ -303,6 +303,7 @@ class DPGLearnerConfig:
 class DPGNetConfig:
     actor_hidden: tuple[int, ...] = (300, 200)
     critic_hidden: tuple[int, ...] = (400, 300)
+    factory: str = ""                # a user's (actor, critic): "factory:module:function" (see distrl.train's network=)
 
 
 @dataclass

@@ -49,6 +49,17 @@ class DPGCritic(nn.Module):
         return self.joint(torch.cat([x, action.float().reshape(x.shape[0], -1)], dim=1)).squeeze(-1)
 
 
+class UserCritic(nn.Module):
+    """A user's critic, its values as DPGCritic gives them: shape (batch,)."""
+
+    def __init__(self, critic: nn.Module):
+        super().__init__()
+        self.critic = critic
+
+    def forward(self, obs: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
+        return self.critic(obs, action).reshape(obs.shape[0])
+
+
 def dpg_pair(actor: nn.Module, critic: nn.Module) -> nn.ModuleDict:
     """Actor and critic as one module: the learner publishes and actors load its state dict
     ("actor.<name>", "critic.<name>"), since Ape-X actors need the critic for initial priorities."""
