@@ -60,6 +60,9 @@ def test_a_users_registered_env_and_network_inline_with_q_values_by_hand(tmp_pat
         q = w2 @ np.maximum(w1 @ x + b1, 0) + b2
         assert policy.act(x) == int(np.argmax(q))
     assert policy.act(corridor_observation(2)) == 1
+    result = distrl.evaluate(tmp_path / "run", episodes=4, epsilon=0.0)  # what `distrl eval` runs
+    assert result["returns"] == [1.0] * 4 and result["updates"] == policy.updates
+    assert json.loads((tmp_path / "run" / "eval.json").read_text())["mean"] == 1.0
 
 
 def test_an_env_factory_trains_and_a_partial_needs_passing_again_to_load(tmp_path):
@@ -117,8 +120,13 @@ def small_q_network_for_box(observation_space, action_space):
 def test_a_users_env_factory_and_network_on_ray(tmp_path):
     summary = distrl.train("apex", make_corridor, max_frames=2_000, runtime="ray", actors=2, network=small_q_network,
                            run_dir=tmp_path / "run", overrides={**SMALL, "ray.steps_per_call": 50})
-    assert summary["frames"] >= 2_000 and summary["faults"].get("actor_restarts", 0) == 0
-    assert distrl.load_policy(tmp_path / "run").act(corridor_observation(2)) in (0, 1)
+    assert summary["frames"] >= 2_000 and summary["updates"] > 0 and summary["faults"].get("actor_restarts", 0) == 0
+    state = checkpoint_state(tmp_path / "run")
+    w1, b1, w2, b2 = (state[k].numpy() for k in ("0.weight", "0.bias", "2.weight", "2.bias"))
+    policy = distrl.load_policy(tmp_path / "run")
+    for cell in range(1, 4):
+        x = corridor_observation(cell)
+        assert policy.act(x) == int(np.argmax(w2 @ np.maximum(w1 @ x + b1, 0) + b2))
 
 
 # ---- bad input: one ConfigError each, naming the fix -------------------------------------------------

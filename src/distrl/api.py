@@ -1,4 +1,4 @@
-"""distrl from Python: `train`, `resume` and `load_policy`. The `distrl` command calls these, so the two
+"""distrl from Python: `train`, `resume`, `load_policy` and `evaluate`. The `distrl` command calls these, so the two
 cannot drift; errors are `distrl.ConfigError` (and the other `distrl.DistrlError`s), which the command
 prints as one line."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -93,20 +94,48 @@ def load_policy(run_dir: str | Path, *, epsilon: float = 0.0, env: EnvSpec | Non
     """The policy of the latest checkpoint in `run_dir`, in this process (no Ray): `act(observation)` gives
     the action for one observation as the env returns it (an int for discrete actions), greedy, or with
     probability `epsilon` a random one (value-based methods). Its `reset()` starts a new episode (an LSTM
-    policy's state). env, network: the run's factories, where config.json cannot import them."""
+    policy's state); `checkpoint` and `updates` say which checkpoint it holds. env, network: the run's
+    factories, where config.json cannot import them."""
     _refuse_unknown("load_policy", unknown)
     if not 0.0 <= epsilon <= 1.0:
         raise ConfigError(f"invalid value {epsilon!r} for epsilon: accepted values are numbers in [0, 1]")
+    policy = _evaluator(_load(run_dir, env, network), 1).policy
+    policy.epsilon = epsilon
+    return policy
+
+
+def evaluate(run_dir: str | Path, *, episodes: int | None = None, epsilon: float | None = None,
+             env: EnvSpec | None = None, network: NetworkFactory | None = None, **unknown: Any) -> dict[str, Any]:
+    """Play `load_policy(run_dir)` under the run's evaluation protocol (no-op starts on Atari, raw scores):
+    `episodes` (default: the run's eval_episodes) with `epsilon` (default: the run's eval_epsilon, 0.001).
+    Returns and writes to run_dir/eval.json: returns, mean, std, episodes, epsilon, human_normalized,
+    env, checkpoint, updates. `distrl eval` calls it."""
+    _refuse_unknown("evaluate", unknown)
+    if episodes is not None and (not isinstance(episodes, int) or episodes < 1):
+        raise ConfigError(f"invalid value {episodes!r} for episodes: accepted values are whole numbers >= 1")
+    cfg = _load(run_dir, env, network)
+    if epsilon is not None:
+        C.set_value(cfg, "eval_epsilon", epsilon)
+        C.validate(cfg)
+    evaluator = _evaluator(cfg, episodes)
+    policy = evaluator.policy
+    result = {**evaluator.run(), "env": str(cfg.env), "checkpoint": policy.checkpoint, "updates": policy.updates}
+    (Path(run_dir) / "eval.json").write_text(json.dumps(result, indent=2))
+    return result
+
+
+def _evaluator(cfg: Any, episodes: int | None) -> Any:
+    """The run's evaluator, its policy holding the latest checkpoint's parameters."""
     import torch
 
     from distrl.architectures import make_architecture
-    arch = make_architecture(_load(run_dir, env, network))
+    arch = make_architecture(cfg)
     with torch.random.fork_rng(devices=[]):  # restoring a learner sets the RNG; the caller's stays as it was
-        params, info = arch.policy_params(Path(run_dir))
-    policy = arch.make_evaluator(1).policy
-    policy.net.load_state_dict(params)
-    policy.epsilon, policy.checkpoint, policy.updates = epsilon, info.get("checkpoint"), info.get("updates")
-    return policy
+        params, info = arch.policy_params(Path(cfg.run_dir))
+    evaluator = arch.make_evaluator(episodes)
+    evaluator.net.load_state_dict(params)
+    evaluator.policy.checkpoint, evaluator.policy.updates = info.get("checkpoint"), info.get("updates")
+    return evaluator
 
 
 def _env(env: EnvSpec) -> str:

@@ -110,9 +110,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from distrl.training import evaluate_run
+    from distrl import api
 
-    result = evaluate_run(Path(args.run_dir), args.episodes, args.epsilon)
+    result = api.evaluate(args.run_dir, episodes=args.episodes, epsilon=args.epsilon)
     table = Table(title=f"distrl eval  {args.run_dir}", show_header=False)
     for key in ("env", "checkpoint", "updates", "episodes", "epsilon", "mean", "std", "human_normalized"):
         table.add_row(key, str(result.get(key)))

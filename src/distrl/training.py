@@ -186,20 +186,3 @@ def _replay_items(path: Path) -> int:
 
 def _finite(x: float) -> float | None:
     return None if x is None or math.isnan(x) else round(float(x), 3)
-
-
-def evaluate_run(run_dir: Path, episodes: int | None = None, epsilon: float | None = None) -> dict:
-    """Evaluate a run's latest checkpoint with the env's protocol (no-op starts on Atari); writes eval.json."""
-    cfg = load_run_config(run_dir)
-    if epsilon is not None:
-        C.set_value(cfg, "eval_epsilon", epsilon)
-        C.validate(cfg)
-    if episodes is not None and episodes < 1:
-        raise ConfigError(f"invalid value {episodes} for --episodes: accepted values are whole numbers >= 1")
-    arch = make_architecture(cfg)
-    params, info = arch.policy_params(run_dir)
-    result = arch.make_evaluator(episodes).evaluate(params)
-    result.update({"env": cfg.env, **info})
-    (run_dir / "eval.json").write_text(json.dumps(result, indent=2))
-    return result
-

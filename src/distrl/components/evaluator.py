@@ -23,6 +23,10 @@ class Evaluator:
 
     def evaluate(self, params: dict[str, torch.Tensor]) -> dict:
         self.net.load_state_dict(params)
+        return self.run()
+
+    def run(self) -> dict:
+        """The protocol's episodes with the parameters the net holds."""
         returns = evaluate(self.env_id, self.policy, self.episodes, epsilon=self.epsilon, seed=self.seed,
                            max_episode_frames=self.max_episode_frames)
         mean = float(np.mean(returns)) if returns else float("nan")
