@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -38,11 +39,13 @@ class Factory(str):
 
 
 def import_path(fn: Callable[..., Any]) -> str:
-    """"module:qualname"; a partial is marked, as its arguments are not in the text."""
-    inner = fn.func if isinstance(fn, functools.partial) else fn
-    module = getattr(inner, "__module__", None) or "?"
-    name = getattr(inner, "__qualname__", None) or type(inner).__qualname__
-    return f"{module}:{name}" + ("(partial)" if isinstance(fn, functools.partial) else "")
+    """"module:qualname" of a function or class; a partial or a callable object is marked, as its arguments
+    or state are not in the text."""
+    if isinstance(fn, functools.partial):
+        return import_path(fn.func).split("(")[0] + "(partial)"
+    if inspect.isfunction(fn) or inspect.isclass(fn) or inspect.isbuiltin(fn):
+        return f"{fn.__module__}:{fn.__qualname__}"
+    return f"{type(fn).__module__}:{type(fn).__qualname__}(object)"
 
 
 def is_factory(value: Any) -> bool:
@@ -57,7 +60,7 @@ def resolve(value: str, what: str) -> Factory:
     module, _, name = path.partition(":")
     fix = (f"this run's {what} was {path}, which cannot be imported again; pass the same function "
            f"(e.g. distrl.load_policy(run_dir, {what}=...)), or use a module-level function")
-    if "<" in name or name.endswith("(partial)") or not name:
+    if "<" in name or name.endswith(")") or not name:
         raise ConfigError(fix)
     try:
         target: Any = importlib.import_module(module)
