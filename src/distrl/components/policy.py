@@ -36,11 +36,13 @@ class Policy:
         x = torch.as_tensor(np.asarray(obs))
         if self.kind == "deterministic":
             return self.net["actor"](x).numpy()
+        if self.kind == "gaussian":
+            return self.net(x)[0].numpy()
+        scores = self.net(x) if self.kind == "q" else self.net(x, self._state)
         if self.kind == "softmax":
-            logits, _, self._state = self.net(x, self._state)
-            return logits.argmax(dim=1).numpy()
-        out = self.net(x)
-        return out[0].numpy() if self.kind == "gaussian" else out.argmax(dim=1).numpy()
+            scores, _, self._state = scores
+        self.actions = int(scores.shape[1])  # the number of discrete actions, for epsilon's random ones
+        return scores.argmax(dim=1).numpy()
 
     def act(self, observation: Any) -> Any:
         """The action for one observation as the env returns it: an int for discrete actions (random with
@@ -48,12 +50,6 @@ class Policy:
         action = self(np.asarray(observation)[None])[0]
         if self.kind in ("q", "softmax"):
             if self.epsilon and self.rng.random() < self.epsilon:
-                return int(self.rng.integers(self.num_actions(observation)))
+                return int(self.rng.integers(self.actions))
             return int(action)
         return action
-
-    @torch.no_grad()
-    def num_actions(self, observation: Any) -> int:
-        out = self.net(torch.as_tensor(np.asarray(observation)[None]), None) if self.kind == "softmax" else \
-            self.net(torch.as_tensor(np.asarray(observation)[None]))
-        return int((out[0] if self.kind == "softmax" else out).shape[1])
