@@ -79,14 +79,17 @@ SAME_EVALUATION = {"eval_protocol": "apex", "eval_episodes": 8, "eval_every": 10
 
 def plan_others(arch: str, cores: int) -> tuple[dict[str, object], str]:
     """The worker counts issue 18 asks for beside Ape-X: A3C and BA3C with 16 workers (the papers' A3C
-    count), Gorila with as many bundles as the cores leave beside 4 parameter-server shards and the
-    evaluator; every other value is the paper's preset."""
+    count; one per core on fewer cores), Gorila with as many bundles as the cores leave beside its
+    parameter-server shards (4 from 12 cores, else 1) and the evaluator; every other value is the paper's."""
     if arch == "gorila":
-        bundles = max(1, cores - 4 - 2)
-        return ({"actors": bundles, "ps.shards": 4, **SAME_EVALUATION},
-                f"{cores} cores: {bundles} Gorila bundles (actor, replay, learner each), 4 shards, the evaluator")
-    return ({"actors": 16, "torch_threads": 1, **SAME_EVALUATION},
-            f"{cores} cores: 16 {arch.upper()} workers with {PRESETS[arch]}'s values (shared memory for A3C, "
+        shards = 4 if cores >= 12 else 1
+        bundles = max(1, cores - shards - 2)
+        return ({"actors": bundles, "ps.shards": shards, **SAME_EVALUATION},
+                f"{cores} cores: {bundles} Gorila bundles (actor, replay, learner each), {shards} shard(s), "
+                "the evaluator")
+    workers = min(16, cores)
+    return ({"actors": workers, "torch_threads": 1, **SAME_EVALUATION},
+            f"{cores} cores: {workers} {arch.upper()} workers with {PRESETS[arch]}'s values (shared memory for A3C, "
             "sync 0.9 over 4 parameter servers for BA3C)")
 
 
@@ -245,9 +248,9 @@ def main() -> None:
         if meta_path.exists():
             p.error(f"{run_dir} already holds a run: pass --resume to continue it, or another --run-dir")
         gpu = gpu_present() and not args.cpu
-        cores = os.cpu_count() or 1
+        cores = len(os.sched_getaffinity(0))  # the cores this process may use (taskset, cgroups' cpusets)
         overrides, why = plan(cores, gpu) if args.arch == "apex" else plan_others(args.arch, cores)
-        machine = "gpu" if gpu else f"cpu{os.cpu_count()}"
+        machine = "gpu" if gpu else f"cpu{cores}"
         meta = {"game": args.game, "arch": args.arch, "seed": args.seed, "machine": machine, "cores": cores,
                 "plan": overrides, "why": why,
                 "extra_overrides": args.set, "segments": []}

@@ -32,6 +32,9 @@ def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learn
     assert pong.plan_others("a3c", 16)[0]["actors"] == pong.plan_others("ba3c", 16)[0]["actors"] == 16
     gorila, _ = pong.plan_others("gorila", 16)
     assert gorila["actors"] == 10 and gorila["ps.shards"] == 4 and gorila["eval_protocol"] == "apex"
+    # on a share of the machine (taskset): one worker per core, Gorila on one shard
+    assert pong.plan_others("a3c", 5)[0]["actors"] == 5
+    assert pong.plan_others("gorila", 6)[0]["actors"] == 3 and pong.plan_others("gorila", 6)[0]["ps.shards"] == 1
 
 
 def test_a_few_seconds_of_pong_write_the_curve_the_summary_and_the_figure(tmp_path):

@@ -211,7 +211,8 @@ class LearnerWorker:
         if not self.transport.remote:
             return self.replay.sample(batch_size)
         if self._prefetcher is None:
-            self._prefetcher = Prefetcher(lambda: self.replay.sample(batch_size), max(1, self.cfg.learner.prefetch))
+            self._prefetcher = Prefetcher(lambda: self.replay.sample(batch_size), max(1, self.cfg.learner.prefetch),
+                                          threads=self.cfg.learner.prefetch_threads)
         return self._prefetcher.get()
 
     def _stop_prefetching(self) -> None:

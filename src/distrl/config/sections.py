@@ -76,6 +76,7 @@ class LearnerConfig:
     grad_clip: float = ranged(40.0, gt=0)  # global gradient-norm clip
     target_update: int = ranged(2500, ge=1)  # batches between target-network copies
     prefetch: int = ranged(16, ge=0)  # batches a background thread samples ahead (0: sample inline)
+    prefetch_threads: int = ranged(1, ge=1)  # sample requests kept in flight to remote replay shards
 
 
 @dataclass
@@ -297,6 +298,7 @@ class DPGLearnerConfig:
     target_noise_clip: float = ranged(0.5, ge=0)  # the smoothing noise is clipped to +-this (action units)
     policy_delay: int = ranged(1, ge=1)  # critic updates per actor (and Polyak target) update
     prefetch: int = 16
+    prefetch_threads: int = ranged(1, ge=1)  # sample requests kept in flight to remote replay shards
 
 
 @dataclass
