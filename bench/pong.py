@@ -67,7 +67,7 @@ def plan(cores: int, gpu: bool) -> tuple[dict[str, object], str]:
     # ratio held at 2 so the actor leaves the learner its core.
     actors = max(1, cores - 3)
     return ({"actors": actors, "replay.shards": 1, "actor.envs_per_actor": 4, "learner.batch_size": 64,
-             "ray.learner_gpus": 0, "ray.samples_per_insert": 2.0, "torch_threads": 0},
+             "ray.learner_gpus": 0, "replay.samples_per_insert": 2.0, "torch_threads": 0},
             f"{cores} cores, no GPU: learner on the CPU at batch 64, 1 replay shard, {actors} actor(s) x 4 envs, "
             "2 samples per insert")
 

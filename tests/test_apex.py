@@ -213,3 +213,40 @@ def test_eval_command_evaluates_the_latest_checkpoint(tmp_path, capsys):
     capsys.readouterr()
     assert main(["eval", str(run)]) == 2
     assert "is corrupt" in capsys.readouterr().err
+
+
+def test_one_replay_ratio_sets_the_inline_round_with_its_fraction_carried(tmp_path):
+    """replay.samples_per_insert is the ratio on both placements. In one process it sets the learner's
+    batches per round: 3 samples per insert x (2 actors x 4 steps x 1 env) / batch 64 = 0.375, so the
+    rounds' updates run 0, 0, 1, 0, 0, 1, 0, 1 over and over: 3 in every 8 rounds, never 2 in one."""
+    from distrl.components.monitor import Monitor
+    from distrl.runtime.inline import run
+
+    assert Apex(C.build_config("apex", "CartPole-v1")).inline_updates() == 4  # apex-cartpole: 16 * 4 * 4 / 64
+    free = C.build_config("apex", "CartPole-v1", overrides={"replay.samples_per_insert": 0})
+    assert Apex(free).inline_updates() == 1  # ratio 0 (the paper's free-running actors): one batch a round
+    cfg = small_cfg(tmp_path, frames=800, eval_episodes=0, actors=2, **{
+        "inline.actor_steps": 4, "learner.batch_size": 64, "replay.samples_per_insert": 3})
+    arch = Apex(cfg)
+    assert arch.inline_updates() == 0.375
+    updates = []
+    monitor = Monitor(tmp_path / "run", live=False)
+    try:
+        run(arch, tmp_path / "run", monitor, hook=lambda state: updates.append(state["learner"][0].updates))
+    finally:
+        monitor.close()
+    first = next(i for i, u in enumerate(updates) if u > 0)
+    per_round = [b - a for a, b in zip(updates[first - 1:], updates[first:])][:24]
+    assert len(per_round) == 24 and set(per_round) == {0, 1}, per_round
+    assert all(sum(per_round[i:i + 8]) == 3 for i in range(17)), per_round
+
+
+def test_a_config_json_from_before_the_one_ratio_keeps_its_rounds():
+    """Before, the ratio was ray.samples_per_insert (Ray only) and inline.updates_per_round (one process
+    only), and apex-minatar held 8 on Ray and 1 batch a round inline: an old file resumes as it ran."""
+    old = C.to_dict(C.build_config("apex", "CartPole-v1", preset="apex-cartpole"))
+    ratio = old["replay"].pop("samples_per_insert")
+    old["ray"]["samples_per_insert"], old["inline"]["updates_per_round"] = 8.0, 1
+    cfg = C.from_dict(old)
+    assert (ratio, cfg.replay.samples_per_insert, Apex(cfg).inline_updates()) == (16.0, 8.0, 1)
+    assert C.to_dict(C.build_config("apex", "CartPole-v1", preset="apex-cartpole"))["inline"]["updates_per_round"] == 0

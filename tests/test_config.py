@@ -96,7 +96,7 @@ def test_old_key_names_still_load_with_one_note(capsys):
     old["params"] = old.pop("ps")  # an A3C config.json written before A3C's store section was `ps`
     old.pop("max_episode_frames")
     assert set(C.RENAMED) == {"params.store", "params.shards", "actor.max_episode_frames", "worker.max_episode_frames",
-                              "actor.pull_every_steps"}
+                              "actor.pull_every_steps", "ray.samples_per_insert"}
     cfg = C.from_dict(old)
     assert (cfg.ps.store, cfg.ps.shards) == ("sharded", 3)
     cfg = C.build_config("apex", "CartPole-v1", overrides={"actor.max_episode_frames": 900,

@@ -53,14 +53,26 @@ class Apex(Wiring):
 
     def roles(self, remote: bool) -> list[Role]:
         """Actors feed the replay shards and pull from the learner, which samples the shards. In one
-        process a round is inline.actor_steps steps of every actor, then inline.updates_per_round updates."""
+        process a round is inline.actor_steps steps of every actor, then `inline_updates()` batches."""
         cfg = self.cfg
         return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"),
                      steps=cfg.ray.steps_per_call if remote else cfg.inline.actor_steps, node=cfg.ray.actor_node),
                 Role("learner", 1, LearnerWorker, ("replay",), steps=LEARNER_CALL if remote else
-                     cfg.inline.updates_per_round, gpus=cfg.ray.learner_gpus, threads=4),
+                     self.inline_updates(), gpus=cfg.ray.learner_gpus, threads=4),
                 Role("replay", cfg.replay.shards, ReplayShard),
                 Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
+
+    def inline_updates(self) -> float:
+        """Learner batches per round in one process: replay.samples_per_insert times the round's transitions
+        (every env of every actor, inline.actor_steps steps), in batches; one a round at ratio 0. A config.json
+        from before the one ratio keeps its fixed inline.updates_per_round."""
+        cfg = self.cfg
+        if cfg.inline.updates_per_round:
+            return cfg.inline.updates_per_round
+        if not cfg.replay.samples_per_insert:
+            return 1
+        transitions = cfg.actors * cfg.inline.actor_steps * cfg.actor.envs_per_actor
+        return cfg.replay.samples_per_insert * transitions / cfg.learner.batch_size
 
     def replay_args(self, index: int) -> tuple:
         """ReplayTable's arguments for shard `index`."""
@@ -82,7 +94,7 @@ class Apex(Wiring):
     def limiter(self, remote: bool) -> SampleToInsertRatio | None:
         """Remote actors wait while inserts outrun the learner's samples by more than one round of actor
         calls (Reverb's SampleToInsertRatio); in one process the round's fixed steps set the ratio."""
-        cfg, spi = self.cfg, self.cfg.ray.samples_per_insert
+        cfg, spi = self.cfg, self.cfg.replay.samples_per_insert
         if not remote or spi <= 0:
             return None
         slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor

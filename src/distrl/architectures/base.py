@@ -28,7 +28,7 @@ class Role:
     count: int
     cls: type
     links: tuple[str, ...] = ()
-    steps: int = 0
+    steps: float = 0  # a learner's may be fractional (the inline replay ratio): it carries the fraction
     gpus: float = 0.0
     threads: int = 1
     node: str = ""

@@ -6,6 +6,7 @@ transport (distrl.transport) is the only way it reaches them."""
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from dataclasses import dataclass, field
@@ -156,6 +157,7 @@ class LearnerWorker:
         self.replay_waits = 0
         self.waiting = True
         self._prefetcher: Prefetcher | None = None
+        self._carry = 0.0
         self._lock = threading.Lock()
         self._deltas = Deltas(self.counters())
         self._publish()
@@ -179,9 +181,13 @@ class LearnerWorker:
     def counters(self) -> dict[str, float]:
         return {**self.learner.counters(), "replay_waits": self.replay_waits}
 
-    def run(self, n: int) -> Report:
+    def run(self, n: float) -> Report:
+        """n updates; a fractional n (the inline replay ratio) carries its fraction to the next call."""
+        self._carry += n
+        whole = math.floor(self._carry + 1e-9)
+        self._carry -= whole
         with self._lock:
-            self._train(n)
+            self._train(whole)
         return Report(self._deltas(self.counters()), state={"waiting_for_replay": int(self.waiting)})
 
     def _train(self, n: int) -> None:

@@ -141,7 +141,8 @@ def leaf_keys(obj: Any, prefix: str = "") -> list[str]:
 # Old key -> its one name now. Still accepted (presets, --set, the config.json of earlier runs), with a note.
 RENAMED = {"actor.max_episode_frames": "max_episode_frames", "worker.max_episode_frames": "max_episode_frames",
            "params.store": "ps.store", "params.shards": "ps.shards",
-           "actor.pull_every_steps": "actor.pull_every"}  # Gorila's actors: agent steps, now frames as every actor's
+           "actor.pull_every_steps": "actor.pull_every",  # Gorila's actors: agent steps, now frames as every actor's
+           "ray.samples_per_insert": "replay.samples_per_insert"}  # one replay ratio for both placements
 STEPS_TO_FRAMES = {"actor.pull_every_steps"}
 _noted: set[str] = set()
 
@@ -155,6 +156,10 @@ def set_value(cfg: Any, key: str, value: Any) -> None:
             from distrl.envs import is_atari
             value = parse_value(key, int, value) * (4 if is_atari(cfg.env) else 1)
         key = RENAMED[key]
+    if key == "inline.updates_per_round" and parse_value(key, int, value) and key not in _noted:
+        _noted.add(key)
+        print(f"distrl: config key {key!r} is deprecated: replay.samples_per_insert sets the learner's batches per "
+              "round in one process too; the fixed count still works", file=sys.stderr)
     path = key.split(".")
     target = cfg
     for part in path[:-1]:

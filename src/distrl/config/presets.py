@@ -29,7 +29,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "actor.envs_per_actor": 8,
         "replay.capacity": 1_000_000, "replay.min_size": 20_000, "replay.shards": 4,
         "learner.optimizer": "adam", "learner.lr": 2.5e-4, "learner.loss": "huber", "learner.target_update": 1_000,
-        "ray.samples_per_insert": 4.0,
+        "replay.samples_per_insert": 4.0,
     }),
     "apex-cartpole": ("apex", "distrl: small values that solve CartPole-v1 in 60k frames on one core", {
         "actors": 4, "max_frames": 60_000, "log_every_s": 2.0, "checkpoint_every": 2000,
@@ -39,9 +39,10 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "replay.capacity": 20_000, "replay.min_size": 1_000, "replay.compress": False,
         "learner.batch_size": 64, "learner.lr": 1e-3, "learner.optimizer": "adam",
         "learner.target_update": 50, "learner.grad_clip": 10.0, "learner.loss": "huber",
-        "net.hidden": (128, 128), "inline.actor_steps": 4, "inline.updates_per_round": 4,
-        # On a 2-core machine free-running actors starve the learner; hold the inline ratio instead.
-        "ray.samples_per_insert": 16.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+        "net.hidden": (128, 128), "inline.actor_steps": 4,
+        # 16 samples per insert: 4 batches per inline round; on Ray it holds the actors, which free-running
+        # would starve the learner on a 2-core machine.
+        "replay.samples_per_insert": 16.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
     }),
     "gorila-atari": ("gorila", "Nair et al. 2015 (the defaults): 100 bundles, 31 shards, AdaGrad, target every "
                      "60,000 global updates, epsilon 1 -> 0.1 over 1M global updates; DQN's evaluation (epsilon "
@@ -97,14 +98,14 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "apex-dpg-mujoco": ("apex-dpg", "Horgan et al. 2018, appendix D (the defaults): 64 actors on a cluster, Adam 1e-4, "
                         "targets every 100 batches, sigma 0.3, prioritized eviction; batch 512 and n=3 are "
                         "Ape-X DQN's (the paper states no batch for DPG: 'otherwise as per DQN')", {"actors": 64}),
-    "apex-dpg-pendulum": ("apex-dpg", "distrl: Ape-X DPG values for Pendulum-v1 with 2 actors (on Ray, 64 samples per "
-                          "insert, the inline ratio: with 32, 2 of 5 seed-1 chaos runs ended near -940)", {
+    "apex-dpg-pendulum": ("apex-dpg", "distrl: Ape-X DPG values for Pendulum-v1 with 2 actors (64 samples per insert on "
+                          "both placements: with 32 on Ray, 2 of 5 seed-1 chaos runs ended near -940)", {
         "actors": 2, "max_frames": 60_000, "log_every_s": 2.0, "checkpoint_every": 2000, "eval_episodes": 10,
         "actor.pull_every": 50, "actor.flush_size": 25,
         "replay.capacity": 100_000, "replay.min_size": 1_000,
         "learner.lr": 1e-3, "learner.batch_size": 128,
-        "inline.actor_steps": 4, "inline.updates_per_round": 4,
-        "ray.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+        "inline.actor_steps": 4,  # 64 samples per insert: 4 batches of 128 per inline round
+        "replay.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
     }),
     "apex-dpg-small": ("apex-dpg", "distrl: apex-dpg-pendulum's learning values (Adam 1e-3, batch 128, learning from "
                        "1,000 transitions, 64 samples per insert on Ray) for MuJoCo-class tasks with a few actors, "
@@ -115,8 +116,8 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "actor.pull_every": 50, "actor.flush_size": 25,
         "replay.min_size": 1_000,
         "learner.lr": 1e-3, "learner.batch_size": 128,
-        "inline.actor_steps": 4, "inline.updates_per_round": 4,
-        "ray.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+        "inline.actor_steps": 4,  # 64 samples per insert: 4 batches of 128 per inline round
+        "replay.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
     }),
     "ba3c-atari": ("ba3c", "Adamski et al. 2018, table 1 (the defaults): 64 workers, n_sim 10, bs 32, 4 parameter "
                    "servers, Adam lr 1e-3 eps 1e-8 betas 0.8/0.75, sync with 90% of the workers, 128-unit layer", {}),
@@ -145,8 +146,8 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "replay.capacity": 100_000, "replay.min_size": 5_000, "replay.compress": False,
         "learner.batch_size": 128, "learner.optimizer": "adam", "learner.lr": 2.5e-4, "learner.loss": "huber",
         "learner.grad_clip": 10.0, "learner.target_update": 500,
-        "inline.actor_steps": 4, "inline.updates_per_round": 1,
-        "ray.samples_per_insert": 8.0, "ray.steps_per_call": 100, "ray.publish_every": 10,
+        "inline.actor_steps": 4,  # 8 samples per insert: 2 batches of 128 per inline round
+        "replay.samples_per_insert": 8.0, "ray.steps_per_call": 100, "ray.publish_every": 10,
     }),
     "gorila-minatar": ("gorila", "Gorila on MinAtar with 2 bundles: the MinAtar paper's DQN where it fits (replay "
                        "100k per bundle, replay start 5,000, gamma 0.99, Huber loss, epsilon annealed over 100k "

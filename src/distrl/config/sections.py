@@ -60,6 +60,10 @@ class ReplayConfig:
     compress: bool = True            # zlib-compress image observations in the table
     shards: int = ranged(1, ge=1)  # tables the ray runtime spreads the replay over
     checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
+    # The replay ratio, one value for both placements: on Ray a SampleToInsertRatio limiter (replay/limiters.py)
+    # holds the actors to it (0: free-running, as in Ape-X); in one process it sets the learner's batches per
+    # round, ratio x the round's transitions / batch_size, fractions carried to the next round (0: one a round).
+    samples_per_insert: float = ranged(0.0, ge=0, accepted="numbers >= 0 (0: actors never wait for the learner)")
 
 
 @dataclass
@@ -90,7 +94,9 @@ class NetConfig:
 class InlineConfig:
     """How the one-process runtime interleaves components (it has no concurrency to do it for it)."""
     actor_steps: int = ranged(16, ge=1)  # env steps each actor takes per round
-    updates_per_round: int = ranged(1, ge=1)  # learner batches per round once replay holds min_size
+    # Deprecated: 0 (the default) follows replay.samples_per_insert. A config.json written before the ratio
+    # was one key keeps its fixed count here, so an old run resumes with the same rounds.
+    updates_per_round: int = ranged(0, ge=0)
 
 
 @dataclass
@@ -100,7 +106,6 @@ class RayConfig:
     max_inflight_adds: int = ranged(8, ge=1)  # replay adds an actor may have in flight before it waits
     publish_every: int = ranged(10, ge=1)  # learner updates between parameter puts into the object store
     learner_gpus: float = -1         # -1: one GPU if the cluster has one, else 0
-    samples_per_insert: float = ranged(0.0, ge=0, accepted="numbers >= 0 (0: actors never wait for the learner)")  # >0: a SampleToInsertRatio limiter (replay/limiters.py) paces the actors (0: free-running, as in Ape-X)
     actor_node: str = ""             # IP of a node to start the actors on (soft: restarted elsewhere once it is gone)
 
 
@@ -281,6 +286,10 @@ class DPGReplayConfig:
     compress: bool = False           # kept for the Ape-X runtimes (vector observations are not compressed)
     shards: int = ranged(1, ge=1)
     checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
+    # The replay ratio, one value for both placements: on Ray a SampleToInsertRatio limiter (replay/limiters.py)
+    # holds the actors to it (0: free-running, as in Ape-X); in one process it sets the learner's batches per
+    # round, ratio x the round's transitions / batch_size, fractions carried to the next round (0: one a round).
+    samples_per_insert: float = ranged(0.0, ge=0, accepted="numbers >= 0 (0: actors never wait for the learner)")
 
 
 @dataclass
