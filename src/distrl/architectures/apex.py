@@ -93,7 +93,7 @@ class Apex(Wiring):
 
     def limiter(self, remote: bool) -> SampleToInsertRatio | None:
         """Remote actors wait while inserts outrun the learner's samples by more than one round of actor
-        calls (Reverb's SampleToInsertRatio); in one process the round's fixed steps set the ratio."""
+        calls (Reverb's SampleToInsertRatio); in one process `inline_updates()` holds the same ratio."""
         cfg, spi = self.cfg, self.cfg.replay.samples_per_insert
         if not remote or spi <= 0:
             return None
