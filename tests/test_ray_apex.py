@@ -130,8 +130,9 @@ def test_apex_on_ray_learns_cartpole(tmp_path):
     Processes race, so the same seed gives different runs, and DQN's greedy return on CartPole swings by
     hundreds between neighbouring updates: the final evaluation alone gave 500, 500, 496.7 and once 241
     before the one-driver port, and 199.7, 244.6, 500, 207.5, 136.2 (after 500 at 12,648 updates) and 500
-    after it (2026-11-25/26), where the commit before the port gave 468.9 and 500 on the same day with the
-    same training curve (last-100 mean 260-330 at 50k frames on both). So the run is judged as the chaos
+    after it (2026-11-25/26). Alternating runs of the two on one quiet machine then gave 500, 500, 113.0,
+    500 after the port and 133.3, 500, 500, 500 before it, with the same training curve (last-100 mean
+    215-300 at the end): the dip is DQN's, not the port's. So the run is judged as the chaos
     case is: evaluations every 2,000 updates, the best one from the second half of the run >= 400, and
     the final one well above a random policy's ~20. Not in `make test`."""
     cfg = C.build_config("apex", "CartPole-v1", overrides={"runtime": "ray", "actors": 2, "max_frames": 60_000,
