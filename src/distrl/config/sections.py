@@ -286,10 +286,7 @@ class DPGReplayConfig:
     compress: bool = False           # kept for the Ape-X runtimes (vector observations are not compressed)
     shards: int = ranged(1, ge=1)
     checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
-    # The replay ratio, one value for both placements: on Ray a SampleToInsertRatio limiter (replay/limiters.py)
-    # holds the actors to it (0: free-running, as in Ape-X); in one process it sets the learner's batches per
-    # round, ratio x the round's transitions / batch_size, fractions carried to the next round (0: one a round).
-    samples_per_insert: float = ranged(0.0, ge=0, accepted="numbers >= 0 (0: actors never wait for the learner)")
+    samples_per_insert: float = ranged(0.0, ge=0, accepted="numbers >= 0 (0: actors never wait for the learner)")  # as ReplayConfig's
 
 
 @dataclass
