@@ -173,6 +173,9 @@ def build_curve(run_dir: Path, meta: dict) -> tuple[list[dict], list[dict]]:
                           "eval_return": finished[-1][2] if finished else None,
                           **{c: number(m.get(c, "")) for c in CURVE[5:]}})
             previous = wall
+        # an evaluation can finish after the segment's last metrics row (the run stopped before its next log)
+        points += [{"wall_s": round(offset + t, 1), "frames": frames, "updates": u, "eval_return": mean}
+                   for t, u, mean in done if t > previous]
     return curve, points
 
 

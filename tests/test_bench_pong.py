@@ -23,6 +23,28 @@ def test_segments_split_where_distrl_clock_restarts_and_sit_end_to_end():
     assert pong.offsets(meta) == [3.0, 30.5]
 
 
+def test_curve_keeps_every_evaluation_of_every_segment_even_one_after_the_last_metrics_row(tmp_path):
+    """The device run of 2026-11-26 lost its last evaluation (21.0), finished 3.6 s after the last row."""
+    metrics = [("10", "1000", "5"), ("20", "2000", "9"), ("5", "2100", "12"), ("15", "3000", "20")]
+    with open(tmp_path / "metrics.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["wall_s", "frames", "updates", "episode_return_mean"])
+        w.writerows([(*m, "-20") for m in metrics])
+    evals = [("12", "6", "-21"), ("8", "14", "15"), ("18", "22", "21")]  # segment 2's last comes after its 15 s row
+    with open(tmp_path / "evaluations.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["wall_s", "updates", "eval_return_mean"])
+        w.writerows(evals)
+    meta = {"segments": [{"started": 0.0, "launched": 0.0, "monitor_start": 1.0, "ended": 25.0},
+                         {"started": 100.0, "launched": 100.0, "monitor_start": 102.0, "ended": 120.0}]}
+    curve, points = pong.build_curve(tmp_path, meta)
+    # offsets 1 and 25 + 2 = 27; each evaluation carries the frames of the row before it
+    assert points == [{"wall_s": 13.0, "frames": 1000, "updates": 6, "eval_return": -21.0},
+                      {"wall_s": 35.0, "frames": 2100, "updates": 14, "eval_return": 15.0},
+                      {"wall_s": 45.0, "frames": 3000, "updates": 22, "eval_return": 21.0}]
+    assert [r["wall_s"] for r in curve] == [11.0, 21.0, 32.0, 42.0]
+
+
 def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learner_and_evaluator():
     gpu, _ = pong.plan(16, gpu=True)
     assert gpu["actors"] + gpu["replay.shards"] + 2 == 16 and gpu["learner.batch_size"] == 512
