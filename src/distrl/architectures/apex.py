@@ -25,7 +25,7 @@ from distrl.replay import FifoRemover, MinSize, PrioritizedSampler, RateLimiter,
 from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 
-LEARNER_CALL = 50  # updates per call of a remote learner: a call a second on a CPU, a few a second on a GPU
+LEARNER_CALL = 50  # updates per call of a remote learner at most; a slow one returns after LEARNER_CALL_S (workers.py)
 
 
 class Apex(Wiring):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,10 @@ from distrl.components.prefetcher import Prefetcher
 from distrl.params.param_server import ParamShard
 from distrl.replay import ReplayTable, pack
 from distrl.transport import retry
+
+# A remote learner's call returns after this long even short of its n updates, so that a slow learner (a CPU
+# one on Atari makes ~0.5 batches of 512 a second) never holds back the run's progress, checkpoints or stop.
+LEARNER_CALL_S = 1.0
 
 
 @dataclass
@@ -133,10 +138,11 @@ class ActorWorker:
 
 
 class LearnerWorker:
-    """The learner of a replay-fed wiring: `run(n)` makes up to n updates, sampling ahead on a thread
-    where the replay is remote, and pausing while the replay cannot sample (the start, or a restarted
-    shard refilling). It restores itself from the run's newest checkpoint when one exists, and saves
-    itself (and, with replay.checkpoint, the replay shards first) when asked."""
+    """The learner of a replay-fed wiring: `run(n)` makes up to n updates (remote: as many as fit in
+    LEARNER_CALL_S), sampling ahead on a thread where the replay is remote, and pausing while the replay
+    cannot sample (the start, or a restarted shard refilling). It restores itself from the run's newest
+    checkpoint when one exists, and saves itself (and, with replay.checkpoint, the replay shards first)
+    when asked."""
 
     def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
         self.wiring, self.transport, self.cfg = wiring, transport, wiring.cfg
@@ -202,11 +208,14 @@ class LearnerWorker:
                 t.idle(0.2)
                 return
             self.waiting = False
+        deadline = time.monotonic() + LEARNER_CALL_S if t.remote else math.inf  # in one process: exactly n
         try:
             for _ in range(n):
                 self.wiring.learner_step(self.replay, self.learner, self._sample())
                 if t.remote and self.learner.updates % cfg.ray.publish_every == 0:
                     self._publish()
+                if time.monotonic() >= deadline:
+                    break
         except lost:
             self.replay_waits += 1  # the replay's data is gone: wait for it to refill
             self.waiting = True

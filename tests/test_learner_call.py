@@ -1,0 +1,68 @@
+"""A remote learner's call is bounded in time, not only in updates: at batch 512 on a CPU a call of 50 Atari
+updates took ~2 minutes, and the run's progress, checkpoints and stop waited for it. In one process a call
+makes exactly its n updates (the inline replay ratio, and determinism, depend on it)."""
+
+import time
+from types import SimpleNamespace
+
+import torch
+
+from distrl.components import workers
+from distrl.components.workers import LearnerWorker
+from distrl.transport import Local
+
+
+class RemoteInProcess(Local):
+    """The remote code path (prefetching thread, publishing, the call's time bound), without Ray."""
+
+    remote = True
+
+
+class SlowLearner:
+    def __init__(self):
+        self.updates = 0
+
+    def latest(self):
+        return {"w": torch.zeros(1)}, self.updates
+
+    def counters(self):
+        return {"updates": self.updates}
+
+
+class SlowWiring:
+    """Each update takes 0.2 s: 50 of them would take 10 s."""
+
+    obs_shape = (4,)
+
+    def __init__(self, run_dir):
+        self.cfg = SimpleNamespace(
+            run_dir=str(run_dir), torch_threads=1,
+            learner=SimpleNamespace(batch_size=2, prefetch=1, prefetch_threads=1),
+            ray=SimpleNamespace(publish_every=4), replay=SimpleNamespace(checkpoint=False))
+
+    def make_learner(self, device):
+        return SlowLearner()
+
+    def replay_client(self, shards, transport):
+        return SimpleNamespace(can_sample=lambda n: True, sample=lambda n: "batch")
+
+    def restore(self, run_dir, required):
+        return None
+
+    def learner_step(self, replay, learner, sampled):
+        assert sampled == "batch"
+        time.sleep(0.2)
+        learner.updates += 1
+
+
+def test_a_remote_learner_call_returns_after_its_time_bound_and_an_inline_one_makes_every_update(tmp_path):
+    remote = LearnerWorker(SlowWiring(tmp_path), 0, {"replay": []}, RemoteInProcess())
+    remote.run(50)  # the first call finds the replay ready and trains
+    # 1 s at 0.2 s an update: about 5, and far fewer than the 50 asked
+    assert 1 <= remote.updates <= 15, remote.updates
+    assert workers.LEARNER_CALL_S == 1.0
+    remote.finish()  # stops its prefetching thread
+
+    inline = LearnerWorker(SlowWiring(tmp_path), 0, {"replay": []}, Local())
+    inline.run(7)  # 1.4 s, past the bound: in one process the bound does not apply
+    assert inline.updates == 7
