@@ -23,6 +23,7 @@ bench/figures/atari-<game>-<machine>-seed<S>.png (machine: gpu or cpu<N>). Print
 from __future__ import annotations
 
 import argparse
+import bisect
 import csv
 import json
 import os
@@ -161,21 +162,19 @@ def build_curve(run_dir: Path, meta: dict) -> tuple[list[dict], list[dict]]:
         offset = starts[min(k, len(starts) - 1)]
         done = [(float(e["wall_s"]), int(float(e["updates"])), float(e["eval_return_mean"]))
                 for e in (evals[k] if k < len(evals) else [])]
-        previous, frames = 0.0, 0
-        for m in rows:
-            wall = float(m["wall_s"])
-            finished = [(t, u, mean) for t, u, mean in done if previous < t <= wall]
-            points += [{"wall_s": round(offset + t, 1), "frames": frames, "updates": u, "eval_return": mean}
-                       for t, u, mean in finished]
-            frames = int(float(m["frames"]))
-            curve.append({"wall_s": round(offset + wall, 1), "frames": frames,
+        walls = [float(m["wall_s"]) for m in rows]
+        for t, u, mean in done:  # also one that finished after the segment's last row (the run stopped first)
+            before = bisect.bisect_left(walls, t)  # the rows logged before it finished
+            frames = int(float(rows[before - 1]["frames"])) if before else 0
+            points.append({"wall_s": round(offset + t, 1), "frames": frames, "updates": u, "eval_return": mean})
+        previous = 0.0
+        for m, wall in zip(rows, walls):
+            finished = [mean for t, _, mean in done if previous < t <= wall]
+            curve.append({"wall_s": round(offset + wall, 1), "frames": int(float(m["frames"])),
                           "updates": int(float(m["updates"])), "train_return": number(m["episode_return_mean"]),
-                          "eval_return": finished[-1][2] if finished else None,
+                          "eval_return": finished[-1] if finished else None,
                           **{c: number(m.get(c, "")) for c in CURVE[5:]}})
             previous = wall
-        # an evaluation can finish after the segment's last metrics row (the run stopped before its next log)
-        points += [{"wall_s": round(offset + t, 1), "frames": frames, "updates": u, "eval_return": mean}
-                   for t, u, mean in done if t > previous]
     return curve, points
 
 
