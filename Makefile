@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install --quiet --disable-pip-version-check
 PYTHON ?= python3
 
-.PHONY: run test test-fast test-all test-chaos bench clean
+.PHONY: run test test-learning test-all test-chaos bench clean
 
 # torch==2.13.0 first: it is the CPU wheel; letting pip resolve a bare `torch` pulls a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml
@@ -22,16 +22,25 @@ run: $(VENV)/.installed
 	$(VENV)/bin/distrl train apex --env CartPole-v1 --runtime inline --max-frames 60000 --seed 1 \
 		--run-dir runs/quickstart --overwrite
 
-# Everything but the learning runs on ray, whose outcome varies run to run, and the three longest
-# chaos cases (see test-all, test-chaos).
+# The quick tier: unit tests with hand-computed values, integration runs, the layout checks and one
+# short learning run per architecture (tests/test_learning_smoke.py), two at a time with pytest-xdist.
+# A module's tests stay on one worker (--dist loadfile): the Ray modules start one local Ray each.
+# Tests marked `alone` (a wall-clock budget, processes of their own) run after, one at a time.
 test: $(VENV)/.installed-test
-	$(VENV)/bin/pytest -m "not nondeterministic and not long"
+	$(VENV)/bin/pytest -m "not learning and not alone" -n 2 --dist loadfile
+	$(VENV)/bin/pytest -m "not learning and alone"
 
+# The learning tier: the acceptance trainings and the chaos and signal cases. The one-process runs
+# go two at a time (each is single-threaded and deterministic); the runs with processes of their own
+# (Ray, a subprocess) go one at a time after them, so no fault case shares the 2 cores.
+LEARNING := learning and not nondeterministic and not long
+test-learning: $(VENV)/.installed-test
+	$(VENV)/bin/pytest -m "$(LEARNING) and not alone" -n 2 --dist worksteal
+	$(VENV)/bin/pytest -m "$(LEARNING) and alone"
+
+# Everything, the learning runs on ray whose outcome varies and the three longest chaos cases too.
 test-all: $(VENV)/.installed-test
 	$(VENV)/bin/pytest
-
-test-fast: $(VENV)/.installed-test
-	$(VENV)/bin/pytest -m "not slow and not nondeterministic"
 
 # Every architecture's chaos run (about 25 min on 2 cores).
 test-chaos: $(VENV)/.installed-test

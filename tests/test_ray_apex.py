@@ -122,7 +122,8 @@ def test_unreachable_address_is_one_line_exit_2(tmp_path, capsys):
     assert code == 2 and len(err) == 1 and "cannot join the Ray cluster at '127.0.0.1:1'" in err[0]
 
 
-@pytest.mark.slow
+@pytest.mark.learning
+@pytest.mark.alone
 @pytest.mark.nondeterministic
 def test_apex_on_ray_learns_cartpole(tmp_path):
     """The issue's acceptance run: --runtime ray --actors 2 --max-frames 60000 --seed 1 -> eval >= 400.
@@ -217,7 +218,8 @@ def test_apex_dpg_runs_on_the_same_driver(tmp_path):
     assert summary["eval_episodes"] == 1 and -2000 < summary["eval_return_mean"] < 0
 
 
-@pytest.mark.slow
+@pytest.mark.learning
+@pytest.mark.alone
 @pytest.mark.nondeterministic
 def test_apex_dpg_ray_learns_pendulum(tmp_path):
     cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={"runtime": "ray", "actors": 2, "seed": 1,

@@ -62,7 +62,8 @@ def test_killed_bundle_and_killed_shard_do_not_stop_the_run(tmp_path, train_with
     assert summary["updates"] > seen["checkpoint"]  # and learning went on after it
 
 
-@pytest.mark.slow
+@pytest.mark.learning
+@pytest.mark.alone
 @pytest.mark.nondeterministic
 def test_gorila_on_ray_learns_cartpole(tmp_path):
     """The issue's acceptance run: 2 bundles, 2 shards, 80k frames, seed 1 (Ray scheduling is not

@@ -53,7 +53,8 @@ def frames_logged(run: Path) -> int:
     return int(float(rows[-1]["frames"])) if rows else 0
 
 
-@pytest.mark.slow
+@pytest.mark.learning
+@pytest.mark.alone
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process tree from /proc")
 @pytest.mark.parametrize("arch,runtime,signum", CASES, ids=["a3c-inline-SIGTERM", "gorila-ray-SIGTERM", "ba3c-ray-SIGINT"])
 def test_a_signal_saves_where_the_run_stopped_and_resume_continues(tmp_path, arch, runtime, signum):

@@ -108,7 +108,8 @@ def two_hosts(tmp_path):
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
-@pytest.mark.slow
+@pytest.mark.learning
+@pytest.mark.alone
 def test_actors_on_a_worker_node_move_to_the_head_when_it_dies(tmp_path, two_hosts):
     run = tmp_path / "run"
     frames = 16_000

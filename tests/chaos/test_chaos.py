@@ -48,7 +48,8 @@ ACTOR_RESTARTS = {"apex": "actor_restarts", "apex-dpg": "actor_restarts", "goril
 LONG = {"gorila", "a3c", "apex-dpg"}
 
 
-@pytest.mark.slow
+@pytest.mark.learning
+@pytest.mark.alone
 @pytest.mark.parametrize("architecture", [pytest.param(a, marks=pytest.mark.long) if a in LONG else a for a in CASES])
 def test_chaos_run_recovers_exactly_and_still_learns(tmp_path, architecture):
     env, overrides, threshold, margin, every_s = CASES[architecture]

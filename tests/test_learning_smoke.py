@@ -1,0 +1,55 @@
+"""One short learning run per architecture, in `make test`: each learns tests/tiny_env.py's signpost
+corridor from its small preset, inline with seed 1, in seconds. An episode pays at the end of the
+corridor that a signpost bit of the observation shows, so no fixed action solves it: the greedy policy
+must read the sign and walk to that end, from the start and from each cell on the way. These prove
+each system's learning path end to end; the learning tier (`make test-learning`) holds the acceptance
+runs on CartPole, Pendulum and MinAtar. The budgets passed with seeds 1, 2 and 3."""
+
+import numpy as np
+import pytest
+
+import distrl
+from distrl import config as C
+from distrl.training import train
+
+BASE = {"seed": 1, "eval_episodes": 10, "log_every_s": 60.0, "checkpoint_every": 1_000_000}
+DISCRETE, CONTINUOUS = "tests.tiny_env:Signpost-v0", "tests.tiny_env:SteeredSignpost-v0"
+CASES = {  # architecture: (env, overrides on its small preset); gamma 0.9 for every learner
+    "apex": (DISCRETE, {"max_frames": 3_000, "actors": 2, "replay.min_size": 200, "learner.gamma": 0.9}),
+    "gorila": (DISCRETE, {"max_frames": 3_000, "replay.min_size": 200, "learner.gamma": 0.9,
+                          "learner.target_update": 64}),
+    "a3c": (DISCRETE, {"max_frames": 10_000, "rl.gamma": 0.9, "rl.reward_scale": 1.0}),
+    "ba3c": (DISCRETE, {"max_frames": 20_000, "rl.gamma": 0.9}),
+    "apex-dpg": (CONTINUOUS, {"max_frames": 3_000, "replay.min_size": 200, "learner.gamma": 0.9,
+                              "net.actor_hidden": (64, 64), "net.critic_hidden": (64, 64)}),
+}
+
+
+def on_the_way(architecture: str, goal_right: bool) -> list[np.ndarray]:
+    """The observations between the start and the signposted end."""
+    sign = 1.0 if goal_right else -1.0
+    if architecture == "apex-dpg":  # position x in [-1, 1], moved by half the action
+        return [np.array([sign * x, goal_right], np.float32) for x in (0.0, 0.5)]
+    cells = []
+    for cell in range(4, 8) if goal_right else range(4, 0, -1):  # 9 cells, the start in the middle
+        obs = np.zeros(10, np.float32)
+        obs[cell], obs[9] = 1.0, float(goal_right)
+        cells.append(obs)
+    return cells
+
+
+def steps_right(architecture: str, action) -> bool:
+    return float(np.asarray(action).reshape(-1)[0]) > 0 if architecture == "apex-dpg" else int(action) == 1
+
+
+@pytest.mark.parametrize("architecture", list(CASES))
+def test_each_architecture_learns_the_signpost_corridor(tmp_path, architecture):
+    env, overrides = CASES[architecture]
+    cfg = C.build_config(architecture, env, overrides={**BASE, "run_dir": str(tmp_path / "run"), **overrides})
+    summary = train(cfg, live=False)
+    assert summary["eval_episodes"] == 10 and summary["frames"] >= cfg.max_frames
+    assert summary["eval_return_mean"] == pytest.approx(1.0), summary  # the signposted end, every episode
+    policy = distrl.load_policy(tmp_path / "run")
+    for goal_right in (True, False):
+        assert [steps_right(architecture, policy.act(o)) for o in on_the_way(architecture, goal_right)] \
+            == [goal_right] * len(on_the_way(architecture, goal_right))
