@@ -109,7 +109,7 @@ def main() -> None:
     tag = f"minatar-{args.game}-seed{args.seed}"
     out = ROOT / "bench" / "results" / f"{tag}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
-    kept, kept_summaries = earlier_results(out)  # contenders not run this time keep their last results
+    kept, kept_summaries = earlier_results(out, args.budget_s)  # contenders not run this time keep their last results
     kept = {name: rows for name, rows in kept.items() if name not in names}
     with open(out, "w") as f:
         for name, rows in kept.items():

@@ -59,9 +59,11 @@ def number(text: str) -> float | None:
     return None if text in ("", "nan") else float(text)
 
 
-def earlier_results(out: Path) -> tuple[dict[str, list[dict]], dict[str, dict]]:
+def earlier_results(out: Path, budget_s: float) -> tuple[dict[str, list[dict]], dict[str, dict]]:
     """Each contender's rows (without the name) and summary row in an earlier JSON-lines results file,
-    so that re-running some contenders keeps the others' results."""
+    so that re-running some contenders keeps the others' results: only those run for the same budget,
+    since a comparison across budgets means nothing (a 300 s re-run once printed a 20-minute peer's
+    best as 15.0 beside its final 4,870). Those dropped are named on stdout."""
     rows: dict[str, list[dict]] = {}
     summaries: dict[str, dict] = {}
     for line in out.read_text().splitlines() if out.exists() else []:
@@ -70,4 +72,11 @@ def earlier_results(out: Path) -> tuple[dict[str, list[dict]], dict[str, dict]]:
             summaries[row["contender"]] = row
         else:
             rows.setdefault(row.pop("contender"), []).append(row)
+    for name in list(rows):
+        earlier = summaries.get(name, {}).get("budget_s")
+        if earlier != budget_s:
+            print(f"{out.name}: {name}'s earlier results ran for {earlier} s, not {budget_s:.0f} s: left out "
+                  "(run it again with this budget)", flush=True)
+            rows.pop(name)
+            summaries.pop(name, None)
     return rows, summaries

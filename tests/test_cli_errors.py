@@ -54,8 +54,10 @@ CASES = [
 
 @pytest.mark.parametrize("argv,needle", CASES, ids=[" ".join(c[0][1:4]) for c in CASES])
 def test_bad_input_exits_2_with_one_line(capsys, tmp_path, argv, needle):
-    code, err = run_cli(capsys, *argv, *(["--run-dir", str(tmp_path / "run")] if len(argv) > 2 else []))
-    assert code == 2
+    code = main([*argv, *(["--run-dir", str(tmp_path / "run")] if len(argv) > 2 else [])])
+    out, err = capsys.readouterr()
+    err = err.strip()
+    assert code == 2 and out == ""  # only the error: no preset line before it
     assert len(err.splitlines()) == 1, err
     assert needle in err, err
     assert "Traceback" not in err
@@ -83,6 +85,17 @@ def test_subprocess_has_no_traceback():
     assert proc.returncode == 2
     lines = [line for line in proc.stderr.splitlines() if line.startswith("distrl")]
     assert len(lines) == 1 and "Traceback" not in proc.stderr
+
+
+def test_a_refused_atari_id_prints_no_emulator_banner(tmp_path):
+    """apex-dpg knows an Atari id's actions are discrete without making the env, whose emulator would
+    print its banner to the process's stderr before the error."""
+    proc = subprocess.run([sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", "ALE/Pong-v5",
+                           "--run-dir", str(tmp_path / "run")],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("distrl: error: apex-dpg needs a continuous (Box) action space"), proc.stderr
 
 
 def test_python_dash_m_distrl_is_the_command():

@@ -162,11 +162,6 @@ def peer_rows(out: Path) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
 
 
-def best_eval_by(rows: list[dict], wall_s: float) -> float | None:
-    evals = [r["eval_mean"] for r in rows if r["eval_mean"] is not None and r["wall_s"] <= wall_s]
-    return max(evals) if evals else None
-
-
 def time_to(rows: list[dict], target: float) -> dict | None:
     """The first row whose greedy evaluation reaches `target`."""
     for r in rows:
@@ -176,9 +171,11 @@ def time_to(rows: list[dict], target: float) -> dict | None:
 
 
 def summarize(results: dict[str, list[dict]], budget_s: float) -> dict[str, dict]:
-    """Per contender: figures at the budget, and the time to the better peer's final evaluation."""
-    final_eval = {n: next((r["eval_mean"] for r in reversed(rows) if r["eval_mean"] is not None), None)
-                  for n, rows in results.items()}
+    """Per contender: figures at the budget, and the time to the better peer's final evaluation. The
+    rows are those within the budget: the final and the best evaluation come from the same ones, so
+    the best is never below the final."""
+    evals = {n: [r["eval_mean"] for r in rows if r["eval_mean"] is not None] for n, rows in results.items()}
+    final_eval = {n: e[-1] if e else None for n, e in evals.items()}
     peers = [final_eval[p] for p in PEERS if final_eval.get(p) is not None]
     target = max(peers) if peers else None
     out = {}
@@ -187,7 +184,7 @@ def summarize(results: dict[str, list[dict]], budget_s: float) -> dict[str, dict
         reach = time_to(rows, target) if target is not None else None
         out[name] = {"contender": name, "summary": True, "frames_at_budget": last.get("frames"),
                      "wall_s": last.get("wall_s"), "return_mean_10_at_budget": last.get("return_mean_10"),
-                     "final_eval": final_eval[name], "best_eval": best_eval_by(rows, budget_s),
+                     "final_eval": final_eval[name], "best_eval": max(evals[name], default=None),
                      "frames_per_s": round(last["frames"] / last["wall_s"], 1) if last.get("wall_s") else None,
                      "better_peer_final_eval": target, "time_to_better_peer": reach,
                      "ratio_to_budget": round(reach["wall_s"] / budget_s, 3) if reach else None}
@@ -231,7 +228,7 @@ def main() -> None:
     out = ROOT / "bench" / "results" / f"{tag}.jsonl"
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     dates = {name: now for name in results}
-    kept, kept_summaries = earlier_results(out)
+    kept, kept_summaries = earlier_results(out, args.budget_s)
     for name, rows in kept.items():  # contenders not run this time keep their last results
         if name not in results:
             results[name], dates[name] = rows, kept_summaries.get(name, {}).get("date", "")

@@ -65,10 +65,9 @@ def train(architecture: str, env: EnvSpec, *, max_frames: int | None = None, see
         values["net.factory"] = Factory(network)
     cfg = C.build_config(architecture, _env(env), preset, values)
     _check_factories(cfg)
-    print(C.describe_preset(cfg, named=bool(preset), actors=cfg.actors if "actors" in values else None),
-          flush=True)
+    preset_line = C.describe_preset(cfg, named=bool(preset), actors=cfg.actors if "actors" in values else None)
     from distrl.training import train as run
-    return run(cfg, overwrite=overwrite, live=progress, chaos=chaos)
+    return run(cfg, overwrite=overwrite, live=progress, chaos=chaos, announce=preset_line)
 
 
 def resume(run_dir: str | Path, *, overrides: dict[str, Any] | None = None, env: EnvSpec | None = None,

@@ -93,9 +93,11 @@ def load_run_config(run_dir: Path) -> Any:
 
 
 def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None,
-          chaos: float | None = None) -> dict:
+          chaos: float | None = None, announce: str | None = None) -> dict:
     """Run `cfg` to max_frames. `chaos` (seconds, ray only): kill an actor that often, and the replay
-    and the learner or a parameter shard once each (runtime/chaos.py), then report what came back."""
+    and the learner or a parameter shard once each (runtime/chaos.py), then report what came back.
+    `announce` (the preset line) is printed once the env and the run directory passed their checks, so
+    a refused run prints only its error."""
     if chaos is not None and (cfg.runtime != "ray" or not chaos > 0):
         raise ConfigError(f"--chaos {chaos} kills Ray worker processes every that many seconds: give a positive "
                           "number of seconds and --runtime ray")
@@ -117,6 +119,8 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         _check_checkpoint(arch, run_dir)
     else:
         (run_dir / "config.json").write_text(C.dumps(cfg))
+    if announce:
+        print(announce, flush=True)
     monitor = Monitor(run_dir, live=live)
     hook = None
     if chaos is not None:

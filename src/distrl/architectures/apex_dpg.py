@@ -19,10 +19,15 @@ from distrl.components.dpg_actor import NoisyActor
 from distrl.components.dpg_learner import DPGLearner
 from distrl.components.evaluator import Evaluator
 from distrl.config import ApexDPGConfig
-from distrl.envs import is_atari, make_env
+from distrl.envs import is_atari, is_minatar, make_env
 from distrl.errors import ConfigError
 from distrl.nets.dpg import DPGActor, DPGCritic, dpg_pair
 from distrl.replay import PrioritizedRemover
+
+
+def needs_continuous_actions(env_id: str, space: str) -> ConfigError:
+    return ConfigError(f"apex-dpg needs a continuous (Box) action space, but {env_id} has {space}: use e.g. "
+                       "Pendulum-v1 or HalfCheetah-v5, or `distrl train apex` for discrete actions")
 
 
 class ApexDPG(Apex):
@@ -31,16 +36,16 @@ class ApexDPG(Apex):
 
     def __init__(self, cfg: ApexDPGConfig):
         self.cfg = cfg
+        if is_atari(cfg.env) or is_minatar(cfg.env):  # discrete by the id: refused before the emulator's banner
+            raise needs_continuous_actions(cfg.env, "Discrete")
         probe = make_env(cfg.env, "eval")
         try:
             space, obs_space = probe.action_space, probe.observation_space
         finally:
             probe.close()
         self.spaces = (obs_space, space)
-        if is_atari(cfg.env) or not isinstance(space, spaces.Box):
-            raise ConfigError(f"apex-dpg needs a continuous (Box) action space, but {cfg.env} has "
-                              f"{type(space).__name__}: use e.g. Pendulum-v1 or HalfCheetah-v5, or `distrl "
-                              "train apex` for discrete actions")
+        if not isinstance(space, spaces.Box):
+            raise needs_continuous_actions(cfg.env, type(space).__name__)
         self.obs_shape = tuple(obs_space.shape)
         self.obs_dim = int(np.prod(self.obs_shape))
         self.action_dim = int(np.prod(space.shape))
