@@ -24,15 +24,14 @@ run: $(VENV)/.installed
 
 # The quick tier: unit tests with hand-computed values, integration runs, the layout checks and one
 # short learning run per architecture (tests/test_learning_smoke.py), two at a time with pytest-xdist.
-# A module's tests stay on one worker (--dist loadfile): the Ray modules start one local Ray each.
-# Tests marked `alone` (a wall-clock budget, processes of their own) run after, one at a time.
+# The tests that run Ray go to one worker, one after another (tests/conftest.py, --dist loadgroup).
 test: $(VENV)/.installed-test
-	$(VENV)/bin/pytest -m "not learning and not alone" -n 2 --dist loadfile
-	$(VENV)/bin/pytest -m "not learning and alone"
+	$(VENV)/bin/pytest -m "not learning" -n 2 --dist loadgroup
 
-# The learning tier: the acceptance trainings and the chaos and signal cases. The one-process runs
-# go two at a time (each is single-threaded and deterministic); the runs with processes of their own
-# (Ray, a subprocess) go one at a time after them, so no fault case shares the 2 cores.
+# The learning tier: the acceptance trainings, the chaos, signal and two-host cases and 75 s of
+# bench/pong.py. The one-process runs go two at a time (each is single-threaded and deterministic);
+# those marked `alone` (Ray, a subprocess, a wall-clock budget) go one at a time after them, so no
+# fault case shares the 2 cores.
 LEARNING := learning and not nondeterministic and not long
 test-learning: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -m "$(LEARNING) and not alone" -n 2 --dist worksteal

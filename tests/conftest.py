@@ -1,6 +1,17 @@
-"""Fixtures the Ray test modules share."""
+"""Fixtures the Ray test modules share, and where pytest-xdist runs them."""
 
 import pytest
+
+RAY = pytest.mark.xdist_group("ray")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`make test`, --dist loadgroup) the tests that run Ray go to one worker, one
+    after another, beside the other worker's one-process tests: a Ray run already keeps 2 cores busy,
+    and with two at once each Ray module took 2-3x as long."""
+    for item in items:
+        if "local_ray" in item.fixturenames:
+            item.add_marker(RAY)
 
 from distrl.training import train
 

@@ -61,7 +61,8 @@ def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learn
     assert pong.plan_others("gorila", 6)[0]["actors"] == 3 and pong.plan_others("gorila", 6)[0]["ps.shards"] == 1
 
 
-@pytest.mark.alone  # a wall-clock budget: beside another test on 2 cores, Ray's start took all 75 s once
+@pytest.mark.learning  # 80 s: in the learning tier, alone, since it runs on a wall-clock budget: beside
+@pytest.mark.alone     # another test on 2 cores, Ray's start once took all 75 s
 def test_a_few_seconds_of_pong_write_the_curve_the_summary_and_the_figure(tmp_path):
     run_dir = tmp_path / "run"
     cmd = [sys.executable, str(ROOT / "bench" / "pong.py"), "--cpu", "--budget-s", "75", "--run-dir", str(run_dir),
