@@ -2,6 +2,8 @@
 
 import pytest
 
+from distrl.training import train
+
 RAY = pytest.mark.xdist_group("ray")
 
 
@@ -12,8 +14,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "local_ray" in item.fixturenames:
             item.add_marker(RAY)
-
-from distrl.training import train
 
 
 @pytest.fixture(scope="module")
