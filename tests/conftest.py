@@ -8,12 +8,20 @@ RAY = pytest.mark.xdist_group("ray")
 
 
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (`make test`, --dist loadgroup) the tests that run Ray go to one worker, one
-    after another, beside the other worker's one-process tests: a Ray run already keeps 2 cores busy,
-    and with two at once each Ray module took 2-3x as long."""
+    """Where pytest-xdist runs what. In `make test` (--dist loadgroup) the tests that run Ray go to one
+    worker, one after another, beside the other worker's one-process tests: a Ray run already keeps 2
+    cores busy, and with two at once each Ray module took 2-3x as long. In `make test-learning`
+    (--dist load, one test at a time) the runs go longest first, by the seconds their `learning` mark
+    gives (their time alone on 2 cores), so the two workers end together."""
     for item in items:
         if "local_ray" in item.fixturenames:
             item.add_marker(RAY)
+    items.sort(key=lambda item: -seconds(item))  # stable: the rest keep their order
+
+
+def seconds(item) -> float:
+    mark = item.get_closest_marker("learning")
+    return float(mark.kwargs.get("seconds", 0)) if mark else 0.0
 
 
 @pytest.fixture(scope="module")

@@ -179,7 +179,7 @@ def test_resume_and_eval(tmp_path, capsys):
     assert json.loads((run / "eval.json").read_text())["episodes"] == 2
 
 
-@pytest.mark.learning
+@pytest.mark.learning(seconds=240)
 def test_a3c_inline_learns_cartpole(tmp_path):
     """The a3c-cartpole preset, 200k frames (seed 1: 499 measured, about 90 s)."""
     cfg = C.build_config("a3c", "CartPole-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run")})
@@ -187,7 +187,7 @@ def test_a3c_inline_learns_cartpole(tmp_path):
     assert train(cfg, live=False)["eval_return_mean"] >= 400
 
 
-@pytest.mark.learning
+@pytest.mark.learning(seconds=420)
 def test_a3c_gaussian_policy_learns_pendulum(tmp_path):
     """The a3c-pendulum preset, 300k frames: a random policy scores about -1400 (seed 1: -439 measured)."""
     cfg = C.build_config("a3c", "Pendulum-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run")})

@@ -109,7 +109,7 @@ def test_resume_continues_from_the_checkpoint(tmp_path, capsys):
     assert second["resumed_from"].endswith(f"ckpt-{first['updates']:010d}.pt")
 
 
-@pytest.mark.learning
+@pytest.mark.learning(seconds=80)
 def test_apex_inline_learns_cartpole(tmp_path):
     """The issue's acceptance run: seed 1, 60k frames, eval over 20 episodes >= 400."""
     cfg = C.build_config("apex", "CartPole-v1", overrides={"max_frames": 60_000, "seed": 1,

@@ -62,7 +62,7 @@ def test_inline_run_resumes_and_evaluates(tmp_path):
     assert json.loads((run / "eval.json").read_text())["episodes"] == 1
 
 
-@pytest.mark.learning
+@pytest.mark.learning(seconds=145)
 def test_apex_dpg_inline_learns_pendulum(tmp_path):
     """The default preset for Pendulum-v1 (apex-dpg-pendulum) inline for 20k frames (random is about
     -1400): issue 22's slow test of a default that learns. At 30k frames seed 1 gave -167; evaluated

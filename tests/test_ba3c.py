@@ -242,7 +242,7 @@ def test_inline_sync_run_applies_every_worker_in_turn_and_drops_none(tmp_path, m
     assert chiefs[0].dropped_late == 0 and summary["faults"]["dropped_late"] == 0
 
 
-@pytest.mark.learning
+@pytest.mark.learning(seconds=30)
 def test_ba3c_inline_learns_cartpole(tmp_path):
     cfg = C.build_config("ba3c", "CartPole-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run")})
     result = train(cfg, live=False)

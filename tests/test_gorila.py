@@ -219,7 +219,7 @@ def test_atari_smoke_uint8_nature_cnn(tmp_path):
     assert sample["obs"].dtype.name == "uint8" and sample["obs"].shape == (2, 4, 84, 84)
 
 
-@pytest.mark.learning
+@pytest.mark.learning(seconds=185)
 def test_gorila_inline_learns_cartpole(tmp_path):
     """The preset's 2 bundles and 2 shards, 80k frames, seed 1 (deterministic inline)."""
     cfg = C.build_config("gorila", "CartPole-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run")})

@@ -184,7 +184,7 @@ def test_an_observation_shape_no_network_takes_exits_2(capsys, tmp_path, arch):
     assert not (tmp_path / "run").exists()
 
 
-@pytest.mark.learning
+@pytest.mark.learning(seconds=145)
 def test_apex_inline_learns_minatar_breakout(tmp_path):
     """The deterministic CI learning run (issue 17): apex-minatar inline, seed 1, 150k frames. At 200k
     frames (12,186 updates) its greedy evaluation over 20 episodes scored 5.25 in 199 s on 2 cores.
