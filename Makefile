@@ -24,9 +24,9 @@ run: $(VENV)/.installed
 
 # The quick tier: unit tests with hand-computed values, integration runs, the layout checks and one
 # short learning run per architecture (tests/test_learning_smoke.py), two at a time with pytest-xdist.
-# The tests that run Ray go to one worker, one after another (tests/conftest.py, --dist loadgroup).
+# A module's tests stay on one worker (--dist loadfile): the Ray modules start one local Ray each.
 test: $(VENV)/.installed-test
-	$(VENV)/bin/pytest -m "not learning" -n 2 --dist loadgroup
+	$(VENV)/bin/pytest -m "not learning" -n 2 --dist loadfile
 
 # The learning tier: the acceptance trainings, the chaos, signal and two-host cases and 75 s of
 # bench/pong.py. The one-process runs go two at a time, longest first (each is single-threaded and

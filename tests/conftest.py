@@ -1,21 +1,14 @@
-"""Fixtures the Ray test modules share, and where pytest-xdist runs them."""
+"""Fixtures the Ray test modules share, and the order of the learning runs."""
 
 import pytest
 
 from distrl.training import train
 
-RAY = pytest.mark.xdist_group("ray")
-
 
 def pytest_collection_modifyitems(config, items):
-    """Where pytest-xdist runs what. In `make test` (--dist loadgroup) the tests that run Ray go to one
-    worker, one after another, beside the other worker's one-process tests: a Ray run already keeps 2
-    cores busy, and with two at once each Ray module took 2-3x as long. In `make test-learning`
-    (--dist load, one test at a time) the runs go longest first, by the seconds their `learning` mark
-    gives (their time alone on 2 cores), so the two workers end together."""
-    for item in items:
-        if "local_ray" in item.fixturenames:
-            item.add_marker(RAY)
+    """In `make test-learning` (pytest-xdist, --dist load, one test at a time) the runs go longest
+    first, by the seconds their `learning` mark gives (their time alone on 2 cores), so the two
+    workers end together."""
     items.sort(key=lambda item: -seconds(item))  # stable: the rest keep their order
 
 

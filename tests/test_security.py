@@ -30,7 +30,6 @@ time.sleep(120)
 OUTSIDER = "import sys, ray; ray.init(address=sys.argv[1], logging_level='ERROR'); print('JOINED')"
 
 
-@pytest.mark.xdist_group("ray")  # with the other Ray tests (tests/conftest.py)
 def test_a_process_without_the_runs_token_cannot_join_its_ray():
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
     owner = subprocess.Popen([sys.executable, "-c", OWNER], env=env, stdout=subprocess.PIPE, text=True)

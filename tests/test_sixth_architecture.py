@@ -62,7 +62,7 @@ class PlainDQN(Wiring):
         return Evaluator(self.cfg.env, self.make_net(), episodes=2, epsilon=0.0, seed=1)
 
 
-@pytest.mark.parametrize("placement", ["inline", pytest.param("ray", marks=pytest.mark.xdist_group("ray"))])
+@pytest.mark.parametrize("placement", ["inline", "ray"])
 def test_a_sixth_architecture_runs_on_both_placements(tmp_path, placement):
     cfg = C.build_config("apex", "CartPole-v1", overrides={"max_frames": 1000, "checkpoint_every": 100,
                                                            "learner.n_step": 1, "run_dir": str(tmp_path)})
