@@ -3,6 +3,7 @@ run are only those of the same budget, and a contender's best evaluation is neve
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -15,8 +16,12 @@ def load(name: str, path: Path):
     return module
 
 
+# continuous.py puts bench/ and bench/peers/ on sys.path for its helpers; bench/minatar.py would then
+# hide the minatar package from every later test in this process, so the path is put back.
+saved_path = list(sys.path)
 continuous = load("bench_continuous", ROOT / "bench" / "peers" / "continuous.py")
 runs = load("bench_runs", ROOT / "bench" / "runs.py")
+sys.path[:] = saved_path
 
 
 def row(wall_s, frames, eval_mean):

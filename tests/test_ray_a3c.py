@@ -21,14 +21,23 @@ def cfg_for(tmp_path, frames, **extra):
 
 
 @pytest.mark.parametrize("store", ["shared", "sharded"])
-def test_ray_workers_update_one_store(tmp_path, store):
-    before = set(os.listdir("/dev/shm"))
+def test_ray_workers_update_one_store(tmp_path, store, monkeypatch):
+    from distrl.params.shared_memory import SharedMemoryParams
+    made, create = [], SharedMemoryParams.create.__func__
+
+    def recording_create(cls, *args, **kwargs):  # this run's segments: another test may make its own meanwhile
+        store = create(cls, *args, **kwargs)
+        made.extend(name for key, name in store.spec().items() if key in ("params", "stats", "counters") and name)
+        return store
+
+    monkeypatch.setattr(SharedMemoryParams, "create", classmethod(recording_create))
     summary = train(cfg_for(tmp_path, 4000, **{"ps.store": store, "ps.shards": 2}), live=False)
     assert summary["runtime"] == "ray" and summary["frames"] >= 4000 and summary["updates"] >= 4000 // 5
     # one driver: the same faults on both stores (no shard restarts where the store is shared memory)
     assert summary["faults"] == {"worker_restarts": 0, "ps_restarts": 0, "ps_waits": 0} and summary["eval_episodes"] == 2
     assert list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
-    assert not set(os.listdir("/dev/shm")) - before  # the driver freed the shared-memory segments
+    assert bool(made) == (store == "shared")
+    assert not set(made) & set(os.listdir("/dev/shm"))  # the driver freed its shared-memory segments
 
 
 def test_killed_worker_is_restarted_and_reattaches(tmp_path, train_with_hook):
