@@ -30,9 +30,8 @@ test: $(VENV)/.installed-test
 
 # The learning tier: the acceptance trainings, the chaos, signal and two-host cases and 75 s of
 # bench/pong.py. The one-process runs go two at a time, longest first (each is single-threaded and
-# deterministic; tests/conftest.py orders them);
-# those marked `alone` (Ray, a subprocess, a wall-clock budget) go one at a time after them, so no
-# fault case shares the 2 cores.
+# deterministic; tests/conftest.py orders them); those marked `alone` (Ray, a subprocess, a wall-clock
+# budget) go one at a time after them, so no fault case shares the 2 cores.
 LEARNING := learning and not nondeterministic and not long
 test-learning: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -m "$(LEARNING) and not alone" -n 2 --dist load --maxschedchunk 1

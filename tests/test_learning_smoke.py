@@ -51,5 +51,5 @@ def test_each_architecture_learns_the_signpost_corridor(tmp_path, architecture):
     assert summary["eval_return_mean"] == pytest.approx(1.0), summary  # the signposted end, every episode
     policy = distrl.load_policy(tmp_path / "run")
     for goal_right in (True, False):
-        assert [steps_right(architecture, policy.act(o)) for o in on_the_way(architecture, goal_right)] \
-            == [goal_right] * len(on_the_way(architecture, goal_right))
+        way = on_the_way(architecture, goal_right)
+        assert [steps_right(architecture, policy.act(o)) for o in way] == [goal_right] * len(way)
