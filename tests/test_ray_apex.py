@@ -15,7 +15,7 @@ from distrl.cli import main  # noqa: E402
 from distrl.training import train  # noqa: E402
 
 FAST = {"replay.min_size": 300, "checkpoint_every": 200, "eval_episodes": 2, "log_every_s": 0.3,
-        "ray.steps_per_call": 25}
+        "ray.steps_per_call": 25, "replay.samples_per_insert": 4.0}
 
 
 pytestmark = pytest.mark.usefixtures("local_ray")
