@@ -62,6 +62,20 @@ def test_inline_run_resumes_and_evaluates(tmp_path):
     assert json.loads((run / "eval.json").read_text())["episodes"] == 1
 
 
+def test_a_deepmind_control_task_trains_by_id(tmp_path):
+    """The paper's own domain: `distrl train apex-dpg --env dm_control/cheetah-run-v0` (the dmc extra),
+    TD3's values inline, short: random frames, then updates, then a noiseless evaluation."""
+    pytest.importorskip("shimmy")
+    code = main(["train", "apex-dpg", "--env", "dm_control/cheetah-run-v0", "--preset", "apex-dpg-td3",
+                 "--runtime", "inline", "--max-frames", "400", "--seed", "1", "--run-dir", str(tmp_path / "run"),
+                 "--quiet", "--set", "replay.min_size=300", "--set", "actor.random_frames=300", "--set",
+                 "eval_episodes=1", "--set", "learner.batch_size=32", "--set", "net.actor_hidden=16,16",
+                 "--set", "net.critic_hidden=16,16"])
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert code == 0 and summary["frames"] >= 400 and summary["updates"] >= 90 and summary["eval_episodes"] == 1
+    assert 0 <= summary["eval_return_mean"] <= 1000  # cheetah-run pays at most 1 per step for 1,000 steps
+
+
 @pytest.mark.learning(seconds=145)
 def test_apex_dpg_inline_learns_pendulum(tmp_path):
     """The default preset for Pendulum-v1 (apex-dpg-pendulum) inline for 20k frames (random is about

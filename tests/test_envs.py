@@ -220,6 +220,31 @@ def test_mujoco_task_makes_float_observations_and_box_actions():
     env.close()
 
 
+def test_dm_control_task_by_id_flat_float_observations():
+    """walker-walk through Shimmy: its dict of observations (orientations 14, height 1, velocity 9)
+    flattened to one float32 vector, 1,000 steps then a truncation, the return in info["episode"]."""
+    pytest.importorskip("shimmy")
+    env = make_env("dm_control/walker-walk-v0", "train", seed=0)
+    obs, _ = env.reset()
+    assert obs.shape == (24,) == env.observation_space.shape and obs.dtype == np.float32
+    assert env.action_space.shape == (6,) and float(env.action_space.low[0]) == -1.0
+    total, steps = 0.0, 0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        total, steps = total + reward, steps + 1
+        if terminated or truncated:
+            break
+    assert (steps, terminated, truncated) == (1000, False, True) and info["episode"]["r"] == pytest.approx(total)
+    env.close()
+
+
+def test_dm_control_without_the_extra_names_it(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "shimmy", None)  # import shimmy raises ImportError
+    with pytest.raises(ConfigError, match=r"need dm_control and shimmy .*pip install 'distrl\[dmc\]'") as exc:
+        make_env("dm_control/cheetah-run-v0")
+    assert "\n" not in str(exc.value)
+
+
 def test_is_atari():
     for env_id in ["ALE/Pong-v5", "PongNoFrameskip-v4", "ALE/MontezumaRevenge-v5", "Breakout-v4"]:
         assert is_atari(env_id), env_id

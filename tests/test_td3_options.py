@@ -135,3 +135,100 @@ def test_twin_critic_state_round_trip(tmp_path):
     assert other.critic2_target.k.item() == learner.critic2_target.k.item()
     np.testing.assert_array_equal(other.step(batch(), np.ones(2, np.float32))[1],
                                   learner.step(batch(), np.ones(2, np.float32))[1])
+
+
+# ---- the options the TD3-values check needs (issue 33), each against numbers computed by hand
+
+def test_relu_actor_and_a_critic_with_the_action_at_its_input():
+    actor = DPGActor(2, 1, [-2.0], [2.0], hidden=(2,), activation="relu")
+    critic = DPGCritic(1, 1, hidden=(2, 1), activation="relu", action_layer=0)
+    with torch.no_grad():
+        actor.body[0].weight.copy_(torch.tensor([[1.0, 0.0], [0.0, 1.0]]))
+        actor.body[0].bias.zero_()
+        actor.action.weight.copy_(torch.tensor([[1.0, 1.0]]))
+        actor.action.bias.zero_()
+        first, second, out = critic.joint[0], critic.joint[2], critic.joint[4]
+        first.weight.copy_(torch.tensor([[1.0, 1.0], [1.0, -1.0]]))  # columns: obs, action
+        first.bias.zero_()
+        second.weight.copy_(torch.tensor([[1.0, 2.0]]))
+        second.bias.fill_(-1.0)
+        out.weight.fill_(3.0)
+        out.bias.fill_(0.5)
+    # relu(0.5, -1) = (0.5, 0) -> 2 tanh(0.5) = 0.924234; tanh hidden layers would have given 2 tanh(0.5 - 0.761594)
+    assert actor(torch.tensor([[0.5, -1.0]])).item() == pytest.approx(2 * np.tanh(0.5), abs=1e-6)
+    # obs 2, action 0.5: relu(2.5, 1.5) -> relu(2.5 + 3 - 1) = 4.5 -> 3 * 4.5 + 0.5 = 14
+    assert critic(torch.tensor([[2.0]]), torch.tensor([[0.5]])).item() == pytest.approx(14.0)
+    assert len(critic.obs_layer) == 0 and critic.joint[0].in_features == 2
+
+
+def test_the_papers_critic_keeps_its_layer_names():
+    """Checkpoints written before the options load into the default critic as they did."""
+    critic = DPGCritic(3, 2, hidden=(10, 7))
+    assert list(critic.state_dict()) == ["obs_layer.0.weight", "obs_layer.0.bias", "joint.0.weight", "joint.0.bias",
+                                         "joint.2.weight", "joint.2.bias"]
+    assert critic.joint[0].in_features == 10 + 2 and isinstance(critic.obs_layer[1], nn.Tanh)
+    with pytest.raises(ValueError, match="hidden layer 0 to 1"):
+        DPGCritic(3, 2, hidden=(10, 7), action_layer=2)
+
+
+def test_no_actor_gradient_clipping_at_zero():
+    """q = k - (a - 0.7)^2 gives the bias b the gradient 2 (b - 0.7): -1.4 at b = 0, then -1.2 at b = 0.1.
+    Clipped to [-1, 1] both are -1 and Adam moves b by exactly lr twice (0.2); unclipped, Adam's second
+    step is 0.1 * m^ / sqrt(v^) with m^ = (0.09 * -1.4 + 0.1 * -1.2) / 0.19 = -1.294737 and
+    v^ = (0.000999 * 1.96 + 0.001 * 1.44) / 0.001999 = 1.699870: 0.099306, so b = 0.199306."""
+    def two_steps(clip: float) -> float:
+        learner = DPGLearner(BiasActor(), ConstCritic(0.0), lr=0.1, actor_grad_clip=clip, target_update=10**6)
+        for _ in range(2):
+            learner.step(batch(), np.ones(2, np.float32))
+        return learner.actor.bias.item()
+
+    assert two_steps(1.0) == pytest.approx(0.2, abs=1e-6)
+    assert two_steps(0.0) == pytest.approx(0.199306, abs=1e-6)
+
+
+def test_random_frames_act_uniformly_then_the_policy_takes_over():
+    from tests.test_dpg_actor import LinearActor, LineEnv, make
+    env = LineEnv(length=1000, bound=2.0)
+    noisy, _ = make([env], LinearActor(), sigma=0.0, random_frames=500, seed=5)
+    noisy.run(510)
+    random, policy = np.array(env.actions[:500]), np.array(env.actions[500:])
+    assert (random >= -2.0).all() and (random <= 2.0).all()
+    assert random.mean() == pytest.approx(0.0, abs=0.15) and random.std() == pytest.approx(4 / 12**0.5, abs=0.1)
+    # pi(s) = s + 0.5 clipped to the bound 2, noiseless: the policy's own actions from frame 501 on
+    assert policy.tolist() == [2.0] * 10
+
+
+@pytest.mark.parametrize("eviction,left", [("fifo", {1.0, 2.0}), ("prioritized", {0.0, 2.0})])
+def test_apex_dpg_eviction_and_uniform_sampling_from_the_config(eviction, left):
+    """Three batches of 50 into a table of 100: FIFO drops the oldest (values 0); prioritized eviction
+    drops mostly the lowest priorities (batch 1, priority 1e-3 against 1 for the others)."""
+    from distrl import config as C
+    from distrl.architectures.apex_dpg import ApexDPG
+    cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={
+        "replay.capacity": 100, "replay.min_size": 10, "replay.eviction": eviction, "replay.sampling": "uniform",
+        "seed": 1})
+    table = ApexDPG(cfg).make_replay()
+    for i, p in enumerate((1.0, 1e-3, 1.0)):
+        table.add({"obs": np.full((50, 3), float(i), np.float32), "action": np.zeros((50, 1), np.float32)},
+                  np.full(50, p))
+    assert table.trim() == 50 and len(table) == 100
+    _, sampled, weights = table.sample(2000)
+    kept = set(np.unique(sampled["obs"]).tolist())
+    if eviction == "fifo":
+        assert kept == left
+    else:
+        assert 2.0 in kept and np.mean(sampled["obs"][:, 0] == 1.0) < 0.1  # nearly all of batch 1 went
+    # uniform sampling: every kept item as likely, whatever its priority; weights all 1
+    assert np.all(weights == 1.0)
+    values, counts = np.unique(sampled["obs"][:, 0], return_counts=True)
+    if eviction == "fifo":
+        assert counts.tolist() == pytest.approx([1000, 1000], abs=120)  # 3 sigma of a binomial(2000, 1/2) is 67
+
+
+def test_a_critic_action_layer_past_the_hidden_layers_is_one_clear_error():
+    from distrl import config as C
+    from distrl.architectures.apex_dpg import ApexDPG
+    from distrl.errors import ConfigError
+    cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={"net.critic_action_layer": 2})
+    with pytest.raises(ConfigError, match="critic_action_layer=2 names no hidden layer of net.critic_hidden=\\(400, 300\\)"):
+        ApexDPG(cfg)

@@ -78,8 +78,10 @@ class Clock:
         return time.perf_counter() - self.t0 - self.eval_s
 
     def tick(self, frames: int, updates: int, act) -> bool:
-        """Evaluate when due, write a row when due; True once the budget is spent."""
-        if frames >= self.next_eval:
+        """Evaluate when due, write a row when due (and after each evaluation, so the row has its
+        frames); True once the budget (seconds, or frames with --max-frames) is spent."""
+        evaluated = frames >= self.next_eval
+        if evaluated:
             from distrl.envs import evaluate
             wall, t = self.wall_s(), time.perf_counter()
             returns = evaluate(self.args.env, act, EVAL_EPISODES, seed=self.args.seed + K.EVAL_SEED_OFFSET)
@@ -89,7 +91,8 @@ class Clock:
             while self.next_eval <= frames:
                 self.next_eval += self.args.eval_every_frames
         wall = self.wall_s()
-        if wall >= self.next_log or wall >= self.args.budget_s:
+        done = wall >= self.args.budget_s or (self.args.max_frames and frames >= self.args.max_frames)
+        if wall >= self.next_log or evaluated or done:
             row = {"wall_s": round(wall, 3), "frames": int(frames), "updates": int(updates),
                    "return_mean_10": float(np.mean(self.returns)) if self.returns else None,
                    "episodes": self.episodes, "eval_mean": self.latest_eval}
@@ -98,7 +101,7 @@ class Clock:
                 f.write(json.dumps(row) + "\n")
             while self.next_log <= wall:
                 self.next_log += self.args.log_every_s
-        return wall >= self.args.budget_s
+        return bool(done)
 
 
 def sb3_child(args: argparse.Namespace) -> None:
@@ -203,6 +206,7 @@ def main() -> None:
     p.add_argument("--collect", action="store_true",
                    help="run nothing: rebuild the results file and the figure from what --run-root holds")
     p.add_argument("--child", choices=PEERS, help=argparse.SUPPRESS)
+    p.add_argument("--max-frames", type=int, default=0, help=argparse.SUPPRESS)  # a child's frame budget (0: none)
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:

@@ -77,7 +77,7 @@ class Apex(Wiring):
     def replay_args(self, index: int) -> tuple:
         """ReplayTable's arguments for shard `index`."""
         r = self.cfg.replay
-        return (-(-r.capacity // r.shards), PrioritizedSampler(alpha=r.alpha, beta=r.beta), self.replay_remover(),
+        return (-(-r.capacity // r.shards), self.replay_sampler(), self.replay_remover(),
                 self.seeds["replay"] + index, self.compressed(), self.replay_limiter())
 
     def compressed(self) -> tuple[str, ...]:
@@ -87,8 +87,7 @@ class Apex(Wiring):
         return ReplayTable(*self.replay_args(0))
 
     def replay_client(self, shards: list, transport) -> ShardedReplay:
-        r = self.cfg.replay
-        return ShardedReplay(shards, PrioritizedSampler(r.alpha, r.beta), seed=self.seeds["replay"],
+        return ShardedReplay(shards, self.replay_sampler(), seed=self.seeds["replay"],
                              call=transport.call, gather=transport.gather, limiter=self.replay_limiter())
 
     def limiter(self, remote: bool) -> SampleToInsertRatio | None:
@@ -116,6 +115,10 @@ class Apex(Wiring):
     def replay_limiter(self) -> RateLimiter:
         """Learning starts once the replay holds replay.min_size transitions."""
         return MinSize(self.cfg.replay.min_size)
+
+    def replay_sampler(self) -> PrioritizedSampler:
+        r = self.cfg.replay
+        return PrioritizedSampler(r.alpha, r.beta)
 
     def replay_remover(self) -> FifoRemover:
         """Ape-X DQN trims the oldest data first."""

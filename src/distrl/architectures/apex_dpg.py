@@ -22,7 +22,9 @@ from distrl.config import ApexDPGConfig
 from distrl.envs import is_atari, is_minatar, make_env
 from distrl.errors import ConfigError
 from distrl.nets.dpg import DPGActor, DPGCritic, dpg_pair
-from distrl.replay import PrioritizedRemover
+from distrl.replay import FifoRemover, PrioritizedRemover, PrioritizedSampler, UniformSampler
+from distrl.replay.removers import Remover
+from distrl.replay.samplers import Sampler
 
 
 def needs_continuous_actions(env_id: str, space: str) -> ConfigError:
@@ -53,28 +55,40 @@ class ApexDPG(Apex):
         self.atari, self.frame_skip = False, 1
         set_torch_threads(cfg.torch_threads, self.obs_shape)
         self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "replay", "net", "target_noise"))
+        if cfg.net.critic_action_layer >= len(cfg.net.critic_hidden):
+            raise ConfigError(f"net.critic_action_layer={cfg.net.critic_action_layer} names no hidden layer of "
+                              f"net.critic_hidden={tuple(cfg.net.critic_hidden)}: use 0 to "
+                              f"{len(cfg.net.critic_hidden) - 1} (0: the action joins the observation at the input)")
         user_network(cfg, self.spaces, "actor_critic")  # a user's networks are checked before anything starts
 
     def _actor_critic(self) -> tuple[nn.Module, nn.Module]:
         torch.manual_seed(self.seeds["net"])
         if (pair := user_network(self.cfg, self.spaces, "actor_critic")) is not None:
             return pair
+        return (DPGActor(self.obs_dim, self.action_dim, self.low, self.high, self.cfg.net.actor_hidden,
+                         self.cfg.net.activation), self._critic())
+
+    def _critic(self) -> nn.Module:
         n = self.cfg.net
-        return (DPGActor(self.obs_dim, self.action_dim, self.low, self.high, n.actor_hidden),
-                DPGCritic(self.obs_dim, self.action_dim, n.critic_hidden))
+        return DPGCritic(self.obs_dim, self.action_dim, n.critic_hidden, n.activation, n.critic_action_layer)
 
     def _second_critic(self) -> nn.Module:
         """TD3's twin, drawn after the actor and critic from the same seed."""
         if (pair := user_network(self.cfg, self.spaces, "actor_critic")) is not None:
             return pair[1]
-        return DPGCritic(self.obs_dim, self.action_dim, self.cfg.net.critic_hidden)
+        return self._critic()
 
     def make_net(self) -> nn.ModuleDict:
         """Actor and critic as one module: what the learner publishes and actors and evaluators load."""
         return dpg_pair(*self._actor_critic())
 
-    def replay_remover(self) -> PrioritizedRemover:
-        return PrioritizedRemover(alpha_evict=self.cfg.replay.alpha_evict)
+    def replay_sampler(self) -> Sampler:
+        r = self.cfg.replay
+        return UniformSampler() if r.sampling == "uniform" else PrioritizedSampler(r.alpha, r.beta)
+
+    def replay_remover(self) -> Remover:
+        r = self.cfg.replay
+        return FifoRemover() if r.eviction == "fifo" else PrioritizedRemover(alpha_evict=r.alpha_evict)
 
     def compressed(self) -> tuple[str, ...]:
         return ()  # state vectors: nothing to deflate
@@ -96,7 +110,8 @@ class ApexDPG(Apex):
 
         return NoisyActor(env_fn, *self._actor_critic(), cfg.actor.envs_per_actor, sink=sink, source=source,
                           n_step=cfg.learner.n_step, gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
-                          pull_every=cfg.actor.pull_every, sigma=cfg.actor.sigma, seed=seed + 1)
+                          pull_every=cfg.actor.pull_every, sigma=cfg.actor.sigma,
+                          random_frames=cfg.actor.random_frames, seed=seed + 1)
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         """The noiseless deterministic policy (the paper's evaluation)."""

@@ -22,19 +22,23 @@ class NoisyActor(NStepActor):
     terminal the adder gives discount 0, at a truncation gamma^k with the real final observation,
     so the bootstrap from it stays. Initial priorities |R + d q(s', pi(s')) - q(s, a)| come from
     the local actor/critic pair in one batched pass at flush time: unlike DQN, acting computes no
-    q-values to reuse (pi alone picks the action), so there is nothing to carry along."""
+    q-values to reuse (pi alone picks the action), so there is nothing to carry along.
+
+    `random_frames` > 0 starts with that many frames of uniformly random actions (TD3's start, SB3's
+    learning_starts): the replay fills with broad data before the untrained policy narrows it. They are
+    counted by this actor, so a restarted actor takes them again."""
 
     action_dtype = np.float32
 
     def __init__(self, make_env: Callable[[int], Any], actor: nn.Module, critic: nn.Module, num_envs: int = 1, *,
                  sink: Sink, source: ParameterSource, n_step: int, gamma: float, flush_size: int,
-                 pull_every: int, sigma: float = 0.3, seed: int = 0):
+                 pull_every: int, sigma: float = 0.3, random_frames: int = 0, seed: int = 0):
         super().__init__(make_env, num_envs, dpg_pair(actor, critic), sink=sink, source=source, n_step=n_step,
                          gamma=gamma, flush_size=flush_size, pull_every=pull_every, seed=seed)
         space = self.envs[0].action_space
         self.low = np.asarray(space.low, dtype=np.float32)
         self.high = np.asarray(space.high, dtype=np.float32)
-        self.sigma = sigma
+        self.sigma, self.random_frames = sigma, random_frames
         self.pull()
 
     def _obs_tensor(self, obs) -> torch.Tensor:
@@ -43,6 +47,8 @@ class NoisyActor(NStepActor):
     @torch.no_grad()
     def act(self, obs) -> np.ndarray:
         """Noisy, clipped actions for a list of observations: float32 [len(obs), action_dim]."""
+        if self.frames < self.random_frames:
+            return self.rng.uniform(self.low, self.high, size=(len(obs), self.low.size)).astype(np.float32)
         mean = self.net["actor"](self._obs_tensor(obs)).numpy()
         noisy = mean + self.rng.normal(0.0, self.sigma, size=mean.shape)
         return np.clip(noisy, self.low, self.high).astype(np.float32)

@@ -100,7 +100,8 @@ class DPGLearner:
         self.actor_optimizer.zero_grad(set_to_none=True)
         # inputs=: gradients reach the actor only; the critic's .grad is never touched by this loss.
         actor_loss.backward(inputs=list(self.actor.parameters()))
-        nn.utils.clip_grad_value_(self.actor.parameters(), self.actor_grad_clip)  # element-wise, not the norm
+        if self.actor_grad_clip > 0:  # element-wise, not the norm; 0: none (TD3)
+            nn.utils.clip_grad_value_(self.actor.parameters(), self.actor_grad_clip)
         self.actor_optimizer.step()
         self.actor_loss = actor_loss.item()
 

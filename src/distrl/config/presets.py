@@ -107,6 +107,23 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "inline.actor_steps": 4,  # 64 samples per insert: 4 batches of 128 per inline round
         "replay.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
     }),
+    "apex-dpg-td3": ("apex-dpg", "Fujimoto et al. 2018 as SB3's TD3 runs it with rl-baselines3-zoo's MuJoCo values "
+                     "(hyperparams/td3.yml at d29756c): one actor, uniform replay of 1M with FIFO eviction, n=1, ReLU "
+                     "400-300 networks with the action at the critic's input, batch 256, Adam 1e-3, one update per "
+                     "env step, 10,000 random frames and learning from 10,000 transitions, Polyak 0.005, twin "
+                     "critics, target smoothing 0.2 clipped at 0.5, policy delay 2, exploration sigma 0.1, no actor "
+                     "gradient clipping; for --runtime inline, the check that distrl's DPG learns as TD3 does", {
+        "actors": 1, "max_frames": 1_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
+        "eval_every": 5000, "eval_episodes": 5,
+        "actor.sigma": 0.1, "actor.random_frames": 10_000, "actor.flush_size": 1, "actor.pull_every": 1,
+        "replay.capacity": 1_000_000, "replay.min_size": 10_000, "replay.sampling": "uniform",
+        "replay.eviction": "fifo", "replay.samples_per_insert": 256.0, "inline.actor_steps": 1,
+        "learner.batch_size": 256, "learner.n_step": 1, "learner.gamma": 0.99, "learner.lr": 1e-3,
+        "learner.actor_grad_clip": 0.0, "learner.tau": 0.005, "learner.twin_critics": True,
+        "learner.target_noise": 0.2, "learner.target_noise_clip": 0.5, "learner.policy_delay": 2,
+        "net.actor_hidden": (400, 300), "net.critic_hidden": (400, 300), "net.activation": "relu",
+        "net.critic_action_layer": 0,
+    }),
     "apex-dpg-small": ("apex-dpg", "distrl: apex-dpg-pendulum's learning values (Adam 1e-3, batch 128, learning from "
                        "1,000 transitions, 64 samples per insert on Ray) for MuJoCo-class tasks with a few actors, "
                        "the default below 32 actors; on HalfCheetah-v5 with 2 actors they gave greedy 1,259 at 100k "

@@ -273,11 +273,14 @@ class DPGActorConfig:
     sigma: float = ranged(0.3, ge=0)  # Gaussian exploration noise on each action (action units), clipped to bounds
     flush_size: int = ranged(50, ge=1)  # transitions per batch sent to replay
     pull_every: int = ranged(400, ge=1)  # frames between parameter pulls
+    random_frames: int = ranged(0, ge=0)  # each actor's first frames act uniformly at random (TD3's start; 0: the policy from the start)
 
 
 @dataclass
 class DPGReplayConfig:
-    capacity: int = ranged(1_000_000, ge=1)  # kept by prioritized eviction (alpha_evict), not FIFO
+    capacity: int = ranged(1_000_000, ge=1)  # kept by `eviction`: prioritized (the paper's) or fifo
+    sampling: str = ranged("prioritized", choices=("prioritized", "uniform"))  # uniform: TD3's replay, importance weights 1
+    eviction: str = ranged("prioritized", choices=("prioritized", "fifo"))  # past capacity: low priorities first, or the oldest
     alpha: float = ranged(0.6, ge=0)
     beta: float = ranged(0.4, ge=0, le=1)
     alpha_evict: float = ranged(-0.4, le=0, accepted="numbers <= 0 (low priorities leave first)")  # eviction samples items with probability ~ p^alpha_evict (low priority first)
@@ -295,7 +298,7 @@ class DPGLearnerConfig:
     n_step: int = ranged(3, ge=1)  # "otherwise as per DQN": Ape-X DQN's n
     gamma: float = ranged(0.99, ge=0, le=1)
     lr: float = ranged(1e-4, gt=0)  # Adam, actor and critic
-    actor_grad_clip: float = ranged(1.0, gt=0)  # element-wise, on the actor's gradient
+    actor_grad_clip: float = ranged(1.0, ge=0)  # element-wise, on the actor's gradient (0: none, as TD3)
     target_update: int = ranged(100, ge=1)  # batches between target-network copies (when tau is 0)
     # TD3's options (Fujimoto et al. 2018), off in the paper's presets:
     tau: float = ranged(0.0, ge=0, le=1)  # > 0: Polyak-average the targets after each actor update instead
@@ -311,6 +314,8 @@ class DPGLearnerConfig:
 class DPGNetConfig:
     actor_hidden: tuple[int, ...] = (300, 200)
     critic_hidden: tuple[int, ...] = (400, 300)
+    activation: str = ranged("tanh", choices=("tanh", "relu"))  # hidden layers: the paper's tanh or TD3's ReLU
+    critic_action_layer: int = ranged(1, ge=0)  # the critic's hidden layer the action joins: 1 DDPG's, 0 TD3's (the input)
     factory: str = ""                # a user's (actor, critic): "factory:module:function" (see distrl.train's network=)
 
 

@@ -29,6 +29,7 @@ from gymnasium.wrappers import (
     AtariPreprocessing,
     ClipReward,
     DtypeObservation,
+    FlattenObservation,
     FrameStackObservation,
     RecordEpisodeStatistics,
     TimeLimit,
@@ -76,6 +77,11 @@ def _register_minatar() -> None:
 def is_minatar(env_id: str) -> bool:
     """True for MinAtar ids (``MinAtar/Breakout-v1``): 10x10 frames, one frame per agent step."""
     return env_id.startswith("MinAtar/")
+
+
+def is_dm_control(env_id: str) -> bool:
+    """True for DeepMind Control Suite ids as Shimmy registers them (``dm_control/walker-walk-v0``)."""
+    return env_id.startswith("dm_control/")
 
 
 def is_atari(env_id: str) -> bool:
@@ -218,8 +224,8 @@ def _make_atari(env_id: str, mode: str, max_episode_frames: int, noop_max: int, 
 
 
 class _Seed32(gymnasium.Wrapper):
-    """MinAtar seeds numpy's legacy RandomState, which takes only 32-bit seeds; distrl derives wider
-    ones (seed * 1000 + env index), so a wider seed is hashed to 32 bits (SeedSequence) first."""
+    """MinAtar and dm_control seed numpy's legacy RandomState, which takes only 32-bit seeds; distrl
+    derives wider ones (seed * 1000 + env index), so a wider seed is hashed to 32 bits (SeedSequence) first."""
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if seed is not None and not 0 <= seed < 2**32:
@@ -234,7 +240,21 @@ def _make_minatar(env_id: str) -> gymnasium.Env:
     return TransformObservation(env, _channels_first_uint8, gymnasium.spaces.Box(0, 1, (c, h, w), np.uint8))
 
 
+def _make_dm_control(env_id: str) -> gymnasium.Env:
+    """A DeepMind Control task through Shimmy's Gymnasium bindings, its dict of observations flattened
+    into one float32 vector (keys in sorted order, as FlattenObservation does)."""
+    try:
+        import shimmy
+    except ImportError:
+        raise ConfigError(f"DeepMind Control ids such as {env_id!r} need dm_control and shimmy (an optional "
+                          "extra): `pip install 'distrl[dmc]'`") from None
+    gymnasium.register_envs(shimmy)
+    return DtypeObservation(FlattenObservation(RecordEpisodeStatistics(_Seed32(_gym_make(env_id)))), np.float32)
+
+
 def _make_other(env_id: str) -> gymnasium.Env:
+    if is_dm_control(env_id):
+        return _make_dm_control(env_id)
     env = RecordEpisodeStatistics(_gym_make(env_id))
     space = env.observation_space
     if isinstance(space, gymnasium.spaces.Box) and space.dtype != np.float32:

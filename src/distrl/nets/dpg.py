@@ -7,16 +7,19 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}  # the paper's tanh; TD3's and SB3's ReLU
+
 
 class DPGActor(nn.Module):
     """pi(s): 300 units, tanh, 200 units, tanh, then an action layer squashed into [low, high].
 
     The paper writes "300 units, tanh, 200 units"; a tanh follows the 200 units too, since two
     linear layers in a row would collapse into one. The squash is center + half_range * tanh, so
-    actions never leave the bounds and keep a gradient (clipping would zero it at the edges)."""
+    actions never leave the bounds and keep a gradient (clipping would zero it at the edges).
+    `activation` "relu" gives TD3's hidden layers; the output squash stays tanh."""
 
     def __init__(self, obs_dim: int, action_dim: int, low: Sequence[float], high: Sequence[float],
-                 hidden: Sequence[int] = (300, 200)):
+                 hidden: Sequence[int] = (300, 200), activation: str = "tanh"):
         super().__init__()
         low_t = torch.as_tensor(low, dtype=torch.float32).reshape(-1)
         high_t = torch.as_tensor(high, dtype=torch.float32).reshape(-1)
@@ -24,7 +27,7 @@ class DPGActor(nn.Module):
         self.register_buffer("half_range", (high_t - low_t) / 2)
         layers: list[nn.Module] = []
         for h in hidden:
-            layers += [nn.Linear(obs_dim, h), nn.Tanh()]
+            layers += [nn.Linear(obs_dim, h), ACTIVATIONS[activation]()]
             obs_dim = h
         self.body = nn.Sequential(*layers)
         self.action = nn.Linear(obs_dim, action_dim)
@@ -36,13 +39,26 @@ class DPGActor(nn.Module):
 
 class DPGCritic(nn.Module):
     """q(s, a): obs -> 400 tanh -> joined with the action -> 300 tanh -> scalar (as in DDPG, the
-    action enters at the second layer)."""
+    action enters at the second layer).
 
-    def __init__(self, obs_dim: int, action_dim: int, hidden: Sequence[int] = (400, 300)):
+    `action_layer` is the hidden layer whose input the action joins: 1 is DDPG's (the default), 0
+    TD3's (the action joins the observation at the input). `activation` "relu" gives TD3's layers."""
+
+    def __init__(self, obs_dim: int, action_dim: int, hidden: Sequence[int] = (400, 300), activation: str = "tanh",
+                 action_layer: int = 1):
         super().__init__()
-        first, second = hidden
-        self.obs_layer = nn.Sequential(nn.Linear(obs_dim, first), nn.Tanh())
-        self.joint = nn.Sequential(nn.Linear(first + action_dim, second), nn.Tanh(), nn.Linear(second, 1))
+        if not 0 <= action_layer < len(hidden):
+            raise ValueError(f"the action joins hidden layer 0 to {len(hidden) - 1}, not {action_layer}")
+        sizes = [obs_dim, *hidden]
+        obs_layers: list[nn.Module] = []
+        for i in range(action_layer):
+            obs_layers += [nn.Linear(sizes[i], sizes[i + 1]), ACTIVATIONS[activation]()]
+        joint: list[nn.Module] = []
+        for i in range(action_layer, len(hidden)):
+            joint += [nn.Linear(sizes[i] + (action_dim if i == action_layer else 0), sizes[i + 1]),
+                      ACTIVATIONS[activation]()]
+        self.obs_layer = nn.Sequential(*obs_layers)  # the names of the paper's layout: older checkpoints load
+        self.joint = nn.Sequential(*joint, nn.Linear(sizes[-1], 1))
 
     def forward(self, obs: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
         x = self.obs_layer(obs.float().flatten(1))

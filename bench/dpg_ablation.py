@@ -1,0 +1,112 @@
+"""What costs Ape-X DPG per sample (issue 33): the paper's rule with one departure at a time, each for the
+same wall-clock budget, with 2 actors on Ray, one after another on a quiet machine.
+
+    bench/peers/.venv/bin/python bench/dpg_ablation.py --env HalfCheetah-v5 --seed 1 --budget-s 600
+    bench/peers/.venv/bin/python bench/dpg_ablation.py --variants paper,relu --budget-s 1200 --seed 2
+    bench/peers/.venv/bin/python bench/dpg_ablation.py --collect
+
+The base is the apex-dpg-mujoco preset (Horgan et al. 2018, appendix D: tanh, hard target copies every
+100 batches, sigma 0.3, n = 3, prioritized sampling and eviction, batch 512, Adam 1e-4) run with 2
+actors, learning from 10,000 transitions (the paper's 50,000 takes 2 actors most of the budget) at 64
+samples per insert (apex-dpg-small's ratio), evaluated every 1,000 updates (5 noiseless episodes, in
+an evaluator process that shares the cores). Each variant changes the settings in VARIANTS, nothing
+else. Writes bench/results/dpg-ablation-<env>-seed<S>-<budget>s.jsonl and prints a table: greedy return
+(latest evaluation) at 5, 10 and 20 minutes where run, best, updates/s and frames/s. Asserts nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE / "peers"))
+sys.path.insert(0, str(HERE))
+from common import machine_info  # noqa: E402  (bench/peers/common.py)
+from runs import distrl_rows, run_for  # noqa: E402  (bench/runs.py)
+
+BASE = {"replay.min_size": 10_000, "replay.samples_per_insert": 64.0, "eval_every": 1000, "eval_episodes": 5,
+        "log_every_s": 10.0, "actor.pull_every": 50, "actor.flush_size": 25, "ray.steps_per_call": 50,
+        "ray.publish_every": 4}
+VARIANTS: dict[str, dict] = {
+    "paper": {},
+    "relu": {"net.activation": "relu"},
+    "polyak": {"learner.tau": 0.005},
+    "sigma-0.1": {"actor.sigma": 0.1},
+    "n-1": {"learner.n_step": 1},
+    "uniform": {"replay.sampling": "uniform"},
+    "fifo": {"replay.eviction": "fifo"},
+    "batch-256": {"learner.batch_size": 256},
+    "ratio-256": {"replay.samples_per_insert": 256.0},
+    "lr-1e-3": {"learner.lr": 1e-3},
+    "start-1000": {"replay.min_size": 1000},
+    "twin": {"learner.twin_critics": True},
+    "td3-rule": {"learner.tau": 0.005, "learner.twin_critics": True, "learner.target_noise": 0.2,
+                 "learner.policy_delay": 2, "actor.sigma": 0.1, "net.activation": "relu", "learner.lr": 1e-3,
+                 "learner.n_step": 1, "replay.sampling": "uniform", "learner.actor_grad_clip": 0.0},
+}
+MARKS_S = (300, 600, 1200)
+
+
+def command(env: str, seed: int, settings: dict, run_dir: Path) -> list[str]:
+    sets = [x for k, v in {**BASE, **settings}.items() for x in ("--set", f"{k}={v}")]
+    return [sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", env, "--preset", "apex-dpg-mujoco",
+            "--runtime", "ray", "--actors", "2", "--seed", str(seed), "--run-dir", str(run_dir), "--overwrite",
+            "--quiet", *sets]
+
+
+def summary(rows: list[dict], budget_s: float) -> dict:
+    evals = [(r["wall_s"], r["eval_mean"]) for r in rows if r["eval_mean"] is not None]
+    out = {f"eval_at_{m}s": ([e for t, e in evals if t <= m] or [None])[-1] for m in MARKS_S if m <= budget_s}
+    last = rows[-1] if rows else {}
+    wall = last.get("wall_s") or 0.0
+    return {**out, "best_eval": max((e for _, e in evals), default=None), "frames": last.get("frames"),
+            "updates": last.get("updates"), "frames_per_s": round(last["frames"] / wall, 1) if wall else None,
+            "updates_per_s": round(last["updates"] / wall, 1) if wall else None}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--env", default="HalfCheetah-v5")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--budget-s", type=float, default=600.0)
+    p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated subset of {', '.join(VARIANTS)}")
+    p.add_argument("--run-root", type=Path, default=ROOT / "runs" / "bench-dpg-ablation")
+    p.add_argument("--collect", action="store_true", help="run nothing: rebuild the results from --run-root")
+    args = p.parse_args()
+    names = [n for n in args.variants.split(",") if n]
+    if unknown := [n for n in names if n not in VARIANTS]:
+        p.error(f"unknown variant(s) {', '.join(unknown)}: choose from {', '.join(VARIANTS)}")
+    tag = f"dpg-ablation-{args.env.replace('/', '-')}-seed{args.seed}-{args.budget_s:.0f}s"
+    out = ROOT / "bench" / "results" / f"{tag}.jsonl"
+    kept = {}
+    if out.exists():  # variants not run this time keep their rows
+        kept = {r["variant"]: r for r in map(json.loads, out.read_text().splitlines()) if "variant" in r}
+    for name in names:
+        run_dir, log = args.run_root / f"{tag}-{name}", args.run_root / f"{tag}-{name}.log"
+        if not args.collect:
+            print(f"=== {name}: {VARIANTS[name] or 'the paper rule'}, {args.budget_s:.0f} s", flush=True)
+            run_for(command(args.env, args.seed, VARIANTS[name], run_dir), args.budget_s, log)
+        if (run_dir / "metrics.csv").exists():
+            rows = [r for r in distrl_rows(run_dir) if r["wall_s"] <= args.budget_s + 1]
+            kept[name] = {"variant": name, "settings": VARIANTS[name], **summary(rows, args.budget_s)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w") as f:
+        f.write(json.dumps({"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "base": BASE,
+                            "preset": "apex-dpg-mujoco", "machine": machine_info(),
+                            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n")
+        for row in kept.values():
+            f.write(json.dumps(row) + "\n")
+    cols = [c for c in (f"eval_at_{m}s" for m in MARKS_S) if any(c in r for r in kept.values())]
+    print("| variant | " + " | ".join(cols) + " | best | updates/s | frames/s |")
+    for r in kept.values():
+        cells = ["-" if r.get(c) is None else f"{r[c]:,.0f}" for c in (*cols, "best_eval")]
+        print(f"| {r['variant']} | " + " | ".join(cells) + f" | {r['updates_per_s']} | {r['frames_per_s']} |")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
