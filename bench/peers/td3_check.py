@@ -53,15 +53,22 @@ def command(name: str, env: str, seed: int, frames: int, run_dir: Path, peer_out
 
 
 def distrl_evaluations(run_dir: Path) -> list[dict]:
-    """(frames, mean) per evaluation: the frames of the metrics rows interpolated at its update count."""
-    if not (run_dir / "evaluations.csv").exists():
+    """(frames, mean) per periodic evaluation (the frames of the metrics rows interpolated at its update
+    count), then the final one at the run's last frame."""
+    if not (run_dir / "metrics.csv").exists():
         return []
     with open(run_dir / "metrics.csv", newline="") as f:
         metrics = [(float(m["updates"]), float(m["frames"])) for m in csv.DictReader(f)]
-    with open(run_dir / "evaluations.csv", newline="") as f:
-        evals = [(float(e["updates"]), float(e["eval_return_mean"])) for e in csv.DictReader(f)]
+    evals = []
+    if (run_dir / "evaluations.csv").exists():
+        with open(run_dir / "evaluations.csv", newline="") as f:
+            evals = [(float(e["updates"]), float(e["eval_return_mean"])) for e in csv.DictReader(f)]
     updates, frames = np.array(metrics).T
-    return [{"frames": int(np.interp(u, updates, frames)), "eval_mean": mean} for u, mean in evals]
+    out = [{"frames": int(np.interp(u, updates, frames)), "eval_mean": mean} for u, mean in evals]
+    summary = json.loads((run_dir / "summary.json").read_text()) if (run_dir / "summary.json").exists() else {}
+    if summary.get("eval_return_mean") is not None:  # the run's final evaluation, at its last frame
+        out.append({"frames": int(summary["frames"]), "eval_mean": float(summary["eval_return_mean"])})
+    return out
 
 
 def peer_evaluations(out: Path) -> list[dict]:
