@@ -242,7 +242,7 @@ def _make_minatar(env_id: str) -> gymnasium.Env:
 
 def _make_dm_control(env_id: str) -> gymnasium.Env:
     """A DeepMind Control task through Shimmy's Gymnasium bindings, its dict of observations flattened
-    into one float32 vector (keys in sorted order, as FlattenObservation does)."""
+    into one float32 vector, in the order of its Dict space."""
     try:
         import shimmy
     except ImportError:
