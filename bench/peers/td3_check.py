@@ -76,7 +76,10 @@ def peer_evaluations(out: Path) -> list[dict]:
 
 
 def at(evals: list[dict], frames: int) -> float | None:
-    """The latest evaluation made by `frames` (within half an evaluation interval after it)."""
+    """The latest evaluation made by `frames` (within half an evaluation interval after it); None for a
+    run that has not got there (yet)."""
+    if not evals or evals[-1]["frames"] < frames - EVAL_EVERY // 2:
+        return None
     done = [e["eval_mean"] for e in evals if e["frames"] <= frames + EVAL_EVERY // 2]
     return done[-1] if done else None
 
