@@ -14,7 +14,7 @@ the frames its metrics give for that update.
 Writes bench/results/td3-check-<env>.jsonl (one row per contender, seed and evaluation) and
 bench/figures/td3-check-<env>.png (mean and min-max band over seeds against frames), and prints each
 contender's evaluations at every 25,000 frames: per seed, the mean, and the difference of the means
-over its standard error (|z| < 2: within seed noise). Asserts nothing."""
+over its standard error (|z| < 2: within seed noise; given from 3 seeds each). Asserts nothing."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def table(results: dict[str, dict[int, list[dict]]], frames: int) -> list[str]:
         if len(stats) == 2:
             (m1, s1, n1), (m2, s2, n2) = stats.values()
             se = (s1**2 / n1 + s2**2 / n2) ** 0.5
-            z = f"; difference {m1 - m2:+,.0f}" + (f", z {(m1 - m2) / se:+.2f}" if se > 0 else "")
+            z = f"; difference {m1 - m2:+,.0f}" + (f", z {(m1 - m2) / se:+.2f}" if se > 0 and min(n1, n2) >= 3 else "")
         lines.append(f"{mark:>7,} frames | " + " | ".join(cells) + z)
     return lines
 
