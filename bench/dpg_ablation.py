@@ -101,7 +101,7 @@ def main() -> None:
         for row in kept.values():
             f.write(json.dumps(row) + "\n")
     cols = [c for c in (f"eval_at_{m}s" for m in MARKS_S) if any(c in r for r in kept.values())]
-    print("| variant | " + " | ".join(cols) + " | best | updates/s | frames/s |")
+    print("| " + " | ".join(["variant", *cols, "best", "updates/s", "frames/s"]) + " |")
     for r in kept.values():
         cells = ["-" if r.get(c) is None else f"{r[c]:,.0f}" for c in (*cols, "best_eval")]
         print(f"| {r['variant']} | " + " | ".join(cells) + f" | {r['updates_per_s']} | {r['frames_per_s']} |")
