@@ -44,6 +44,7 @@ VARIANTS: dict[str, dict] = {
     "lr-1e-3": {"learner.lr": 1e-3},
     "start-1000": {"replay.min_size": 1000},
     "twin": {"learner.twin_critics": True},
+    "obs-norm": {"net.obs_norm": True},
     "td3-rule": {"learner.tau": 0.005, "learner.twin_critics": True, "learner.target_noise": 0.2,
                  "learner.policy_delay": 2, "actor.sigma": 0.1, "net.activation": "relu", "learner.lr": 1e-3,
                  "learner.n_step": 1, "replay.sampling": "uniform", "learner.actor_grad_clip": 0.0},
@@ -68,6 +69,11 @@ def summary(rows: list[dict], budget_s: float) -> dict:
             "updates_per_s": round(last["updates"] / wall, 1) if wall else None}
 
 
+def write(out: Path, header: dict, kept: dict[str, dict]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(r) + "\n" for r in (header, *kept.values())))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--env", default="HalfCheetah-v5")
@@ -85,6 +91,9 @@ def main() -> None:
     kept = {}
     if out.exists():  # variants not run this time keep their rows
         kept = {r["variant"]: r for r in map(json.loads, out.read_text().splitlines()) if "variant" in r}
+    header = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "base": BASE,
+              "preset": "apex-dpg-mujoco", "machine": machine_info(),
+              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     for name in names:
         run_dir, log = args.run_root / f"{tag}-{name}", args.run_root / f"{tag}-{name}.log"
         if not args.collect:
@@ -93,13 +102,7 @@ def main() -> None:
         if (run_dir / "metrics.csv").exists():
             rows = [r for r in distrl_rows(run_dir) if r["wall_s"] <= args.budget_s + 1]
             kept[name] = {"variant": name, "settings": VARIANTS[name], **summary(rows, args.budget_s)}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "w") as f:
-        f.write(json.dumps({"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "base": BASE,
-                            "preset": "apex-dpg-mujoco", "machine": machine_info(),
-                            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n")
-        for row in kept.values():
-            f.write(json.dumps(row) + "\n")
+        write(out, header, kept)  # after each variant: a stopped sweep keeps what it ran
     cols = [c for c in (f"eval_at_{m}s" for m in MARKS_S) if any(c in r for r in kept.values())]
     print("| " + " | ".join(["variant", *cols, "best", "updates/s", "frames/s"]) + " |")
     for r in kept.values():

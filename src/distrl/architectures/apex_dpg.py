@@ -22,6 +22,7 @@ from distrl.config import ApexDPGConfig
 from distrl.envs import is_atari, is_minatar, make_env
 from distrl.errors import ConfigError
 from distrl.nets.dpg import DPGActor, DPGCritic, dpg_pair
+from distrl.nets.normalization import ObsNorm
 from distrl.replay import FifoRemover, PrioritizedRemover, PrioritizedSampler, UniformSampler
 from distrl.replay.removers import Remover
 from distrl.replay.samplers import Sampler
@@ -59,18 +60,22 @@ class ApexDPG(Apex):
             raise ConfigError(f"net.critic_action_layer={cfg.net.critic_action_layer} names no hidden layer of "
                               f"net.critic_hidden={tuple(cfg.net.critic_hidden)}: use 0 to "
                               f"{len(cfg.net.critic_hidden) - 1} (0: the action joins the observation at the input)")
+        if cfg.net.obs_norm and cfg.net.factory:
+            raise ConfigError("net.obs_norm normalises distrl's own networks, not a net.factory's: drop one of "
+                              "the two, or normalise inside your factory's networks (distrl.nets.ObsNorm)")
         user_network(cfg, self.spaces, "actor_critic")  # a user's networks are checked before anything starts
 
     def _actor_critic(self) -> tuple[nn.Module, nn.Module]:
         torch.manual_seed(self.seeds["net"])
         if (pair := user_network(self.cfg, self.spaces, "actor_critic")) is not None:
             return pair
+        norm = ObsNorm(self.obs_dim) if self.cfg.net.obs_norm else None  # one, shared by actor and critic
         return (DPGActor(self.obs_dim, self.action_dim, self.low, self.high, self.cfg.net.actor_hidden,
-                         self.cfg.net.activation), self._critic())
+                         self.cfg.net.activation, norm), self._critic(norm))
 
-    def _critic(self) -> nn.Module:
+    def _critic(self, norm: ObsNorm | None = None) -> nn.Module:
         n = self.cfg.net
-        return DPGCritic(self.obs_dim, self.action_dim, n.critic_hidden, n.activation, n.critic_action_layer)
+        return DPGCritic(self.obs_dim, self.action_dim, n.critic_hidden, n.activation, n.critic_action_layer, norm)
 
     def _second_critic(self) -> nn.Module:
         """TD3's twin, drawn after the actor and critic from the same seed."""

@@ -12,6 +12,7 @@ from torch import nn
 
 from distrl.algos.dpg import dpg_actor_loss, dpg_critic_loss, dpg_critic_targets, polyak_update, smoothed_target_action
 from distrl.nets.dpg import dpg_pair
+from distrl.nets.normalization import ObsNorm
 
 
 class DPGLearner:
@@ -30,7 +31,8 @@ class DPGLearner:
         copies every `target_update` batches by Polyak averaging after each actor update; `critic2`
         (clipped double Q) bootstraps from the smaller of two target critics; `target_noise` > 0 smooths
         the target action (needs the action bounds `low`, `high`); the actor and the targets move once
-        every `policy_delay` critic updates."""
+        every `policy_delay` critic updates. An actor with an ObsNorm (`obs_norm`) gets its statistics updated
+        from each sampled batch's observations, and every network here shares that one ObsNorm."""
         if target_noise > 0 and (low is None or high is None):
             raise ValueError("target_noise needs the action bounds low and high")
         self.device = torch.device(device)
@@ -39,6 +41,12 @@ class DPGLearner:
         self.critic_target = copy.deepcopy(self.critic).requires_grad_(False)
         self.critic2 = None if critic2 is None else critic2.to(self.device)
         self.critic2_target = None if critic2 is None else copy.deepcopy(self.critic2).requires_grad_(False)
+        norm = getattr(self.actor, "obs_norm", None)
+        self.obs_norm = norm if isinstance(norm, ObsNorm) else None
+        if self.obs_norm is not None:  # one set of statistics: targets and twin see what the online nets see
+            for net in (self.critic, self.actor_target, self.critic_target, self.critic2, self.critic2_target):
+                if net is not None:
+                    net.obs_norm = self.obs_norm
         critic_params = [*self.critic.parameters(), *([] if critic2 is None else self.critic2.parameters())]
         self.actor_optimizer = torch.optim.Adam(self.actor.parameters(), lr=lr)
         self.critic_optimizer = torch.optim.Adam(critic_params, lr=lr)
@@ -58,6 +66,8 @@ class DPGLearner:
     def step(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
         """One critic step and, every `policy_delay` steps, one actor step; returns metrics and the new
         priorities |G - q(s, a)| (of the first critic, the one actors compute priorities with)."""
+        if self.obs_norm is not None:
+            self.obs_norm.update(batch["obs"])
         obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
         action = self._tensor(batch["action"]).float()
         reward, discount = self._tensor(batch["reward"]).float(), self._tensor(batch["discount"]).float()

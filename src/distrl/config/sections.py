@@ -316,6 +316,7 @@ class DPGNetConfig:
     critic_hidden: tuple[int, ...] = (400, 300)
     activation: str = ranged("tanh", choices=("tanh", "relu"))  # hidden layers: the paper's tanh or TD3's ReLU
     critic_action_layer: int = ranged(1, ge=0)  # the critic's hidden layer the action joins: 1 DDPG's, 0 TD3's (the input)
+    obs_norm: bool = False           # normalise observations by running statistics the learner keeps (off in the paper)
     factory: str = ""                # a user's (actor, critic): "factory:module:function" (see distrl.train's network=)
 
 

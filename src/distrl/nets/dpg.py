@@ -16,11 +16,13 @@ class DPGActor(nn.Module):
     The paper writes "300 units, tanh, 200 units"; a tanh follows the 200 units too, since two
     linear layers in a row would collapse into one. The squash is center + half_range * tanh, so
     actions never leave the bounds and keep a gradient (clipping would zero it at the edges).
-    `activation` "relu" gives TD3's hidden layers; the output squash stays tanh."""
+    `activation` "relu" gives TD3's hidden layers; the output squash stays tanh. `obs_norm` (an ObsNorm,
+    shared with the critic) normalises the observation first; by default it passes unchanged."""
 
     def __init__(self, obs_dim: int, action_dim: int, low: Sequence[float], high: Sequence[float],
-                 hidden: Sequence[int] = (300, 200), activation: str = "tanh"):
+                 hidden: Sequence[int] = (300, 200), activation: str = "tanh", obs_norm: nn.Module | None = None):
         super().__init__()
+        self.obs_norm = nn.Identity() if obs_norm is None else obs_norm
         low_t = torch.as_tensor(low, dtype=torch.float32).reshape(-1)
         high_t = torch.as_tensor(high, dtype=torch.float32).reshape(-1)
         self.register_buffer("center", (high_t + low_t) / 2)
@@ -33,7 +35,7 @@ class DPGActor(nn.Module):
         self.action = nn.Linear(obs_dim, action_dim)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        x = self.body(obs.float().flatten(1))
+        x = self.body(self.obs_norm(obs.float().flatten(1)))
         return self.center + self.half_range * torch.tanh(self.action(x))
 
 
@@ -42,11 +44,13 @@ class DPGCritic(nn.Module):
     action enters at the second layer).
 
     `action_layer` is the hidden layer whose input the action joins: 1 is DDPG's (the default), 0
-    TD3's (the action joins the observation at the input). `activation` "relu" gives TD3's layers."""
+    TD3's (the action joins the observation at the input). `activation` "relu" gives TD3's layers.
+    `obs_norm` as DPGActor's."""
 
     def __init__(self, obs_dim: int, action_dim: int, hidden: Sequence[int] = (400, 300), activation: str = "tanh",
-                 action_layer: int = 1):
+                 action_layer: int = 1, obs_norm: nn.Module | None = None):
         super().__init__()
+        self.obs_norm = nn.Identity() if obs_norm is None else obs_norm
         if not 0 <= action_layer < len(hidden):
             raise ValueError(f"the action joins hidden layer 0 to {len(hidden) - 1}, not {action_layer}")
         sizes = [obs_dim, *hidden]
@@ -61,7 +65,7 @@ class DPGCritic(nn.Module):
         self.joint = nn.Sequential(*joint, nn.Linear(sizes[-1], 1))
 
     def forward(self, obs: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
-        x = self.obs_layer(obs.float().flatten(1))
+        x = self.obs_layer(self.obs_norm(obs.float().flatten(1)))
         return self.joint(torch.cat([x, action.float().reshape(x.shape[0], -1)], dim=1)).squeeze(-1)
 
 
