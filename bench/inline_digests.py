@@ -1,0 +1,94 @@
+"""Inline runs are deterministic for a seed: this prints, for every architecture and its main options, a
+short inline run's final counters, returns and a digest of its last checkpoint, so a refactor of the
+runtime can show "bit-identical before and after" (issue 35) by running it on both commits.
+
+    python bench/inline_digests.py                      # writes bench/results/inline-digests-<commit>.json
+    python bench/inline_digests.py --compare A.json B.json
+
+Each case is CartPole-v1 or Pendulum-v1, seed 1, a few thousand frames, a checkpoint every 200 updates. Asserts nothing; --compare prints what differs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+DISCRETE, CONTINUOUS = "CartPole-v1", "Pendulum-v1"
+BASE = {"seed": 1, "eval_episodes": 3, "log_every_s": 60.0, "checkpoint_every": 200}
+SMALL_DPG = {"replay.min_size": 200, "net.actor_hidden": (32, 32), "net.critic_hidden": (32, 32)}
+CASES: dict[str, tuple[str, str, dict]] = {  # name: (architecture, env, overrides)
+    "apex": ("apex", DISCRETE, {"max_frames": 2_000, "actors": 2, "replay.min_size": 200}),
+    "apex-ratio": ("apex", DISCRETE, {"max_frames": 2_000, "actors": 2, "replay.min_size": 200,
+                                      "replay.samples_per_insert": 3.0}),
+    "gorila": ("gorila", DISCRETE, {"max_frames": 2_000, "replay.min_size": 200}),
+    "gorila-global": ("gorila", DISCRETE, {"max_frames": 2_000, "replay.min_size": 200, "replay.mode": "global"}),
+    "a3c": ("a3c", DISCRETE, {"max_frames": 3_000}),
+    "a3c-lstm": ("a3c", DISCRETE, {"max_frames": 2_000, "net.lstm": True}),
+    "a3c-nstep_q": ("a3c", DISCRETE, {"max_frames": 2_000, "algo": "nstep_q"}),
+    "a3c-onestep_q": ("a3c", DISCRETE, {"max_frames": 2_000, "algo": "onestep_q"}),
+    "a3c-sarsa": ("a3c", DISCRETE, {"max_frames": 2_000, "algo": "sarsa"}),
+    "a3c-gaussian": ("a3c", "Pendulum-v1", {"max_frames": 2_000, "actors": 2}),
+    "ba3c": ("ba3c", DISCRETE, {"max_frames": 4_000}),
+    "ba3c-async": ("ba3c", DISCRETE, {"max_frames": 4_000, "sync.mode": "async"}),
+    "apex-dpg": ("apex-dpg", CONTINUOUS, {"max_frames": 2_000, **SMALL_DPG}),
+    "apex-dpg-td3": ("apex-dpg", CONTINUOUS, {"max_frames": 2_000, **SMALL_DPG, "learner.twin_critics": True,
+                                              "learner.tau": 0.005, "learner.target_noise": 0.2,
+                                              "learner.policy_delay": 2, "replay.sampling": "uniform",
+                                              "replay.eviction": "fifo", "net.obs_norm": True}),
+}
+
+
+def run_case(name: str) -> dict:
+    from distrl import config as C
+    from distrl.checkpoint import latest_checkpoint, state_digest
+    from distrl.training import train
+    architecture, env, overrides = CASES[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = C.build_config(architecture, env, overrides={**BASE, **overrides, "run_dir": str(Path(tmp) / "run")})
+        summary = train(cfg, live=False)
+        data = torch.load(latest_checkpoint(Path(tmp) / "run"), weights_only=True)
+    return {"frames": summary["frames"], "updates": summary.get("updates"), "eval": summary.get("eval_return_mean"),
+            "checkpoint_step": data["meta"]["step"], "counters": data["counters"],
+            "returns_digest": state_digest(data["returns"]), "roles_digest": state_digest(data["roles"]),
+            "rng_digest": state_digest(data.get("rng"))}
+
+
+def compare(a: Path, b: Path) -> None:
+    ra, rb = json.loads(a.read_text()), json.loads(b.read_text())
+    print(f"| case | {ra['commit']} | {rb['commit']} |\n|---|---|---|")
+    for name in ra["cases"]:
+        x, y = ra["cases"][name], rb["cases"].get(name)
+        same = "identical" if x == y else "DIFFERS: " + ", ".join(k for k in x if y is None or x[k] != y.get(k))
+        print(f"| {name} | {x['roles_digest'][:12]} | {same} |")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cases", default=",".join(CASES))
+    p.add_argument("--compare", nargs=2, type=Path)
+    p.add_argument("--out", type=Path)
+    args = p.parse_args()
+    if args.compare:
+        return compare(*args.compare)
+    torch.set_num_threads(1)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT, capture_output=True,
+                                text=True).stdout.strip())
+    tag = commit + ("-dirty" if dirty else "")
+    cases = {}
+    for name in args.cases.split(","):
+        cases[name] = run_case(name)
+        print(name, cases[name]["frames"], cases[name]["updates"], cases[name]["roles_digest"][:16], flush=True)
+    out = args.out or ROOT / "bench" / "results" / f"inline-digests-{tag}.json"
+    out.write_text(json.dumps({"commit": tag, "torch": torch.__version__, "cases": cases}, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
