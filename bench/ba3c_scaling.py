@@ -61,7 +61,7 @@ def measure(env: str, workers: int, mode: str, fraction: float, seconds: float, 
     with tempfile.TemporaryDirectory() as run_dir:
         arch = BA3C(make_cfg(env, workers, mode, fraction, run_dir))
         k = per_call or (3 if arch.atari else arch.cfg.ray.rounds_per_call)
-        started = start_roles(arch, RayPlacement(), [r for r in arch.roles(True) if r.name != "evaluator"])
+        started = start_roles(arch, RayPlacement(), [r for r in arch.roles() if r.name != "evaluator"])
         shards, handles, chief = started["ps"], started["workers"], (started["chief"] or [None])[0]
         pending: dict = {}
         try:

@@ -7,15 +7,16 @@ from types import SimpleNamespace
 
 import torch
 
-from distrl.components import workers
 from distrl.components.workers import LearnerWorker
+from distrl.runtime.ray.placement import LEARNER_CALL_S, RayTransport
 from distrl.transport import Local
 
 
 class RemoteInProcess(Local):
-    """The remote code path (prefetching thread, publishing, the call's time bound), without Ray."""
+    """The Ray transport's learner path (a prefetching thread, the call's time bound), without Ray."""
 
-    remote = True
+    call_budget_s = RayTransport.call_budget_s
+    prefetch = staticmethod(RayTransport.prefetch)
 
 
 class SlowLearner:
@@ -60,7 +61,7 @@ def test_a_remote_learner_call_returns_after_its_time_bound_and_an_inline_one_ma
     remote.run(50)  # the first call finds the replay ready and trains
     # 1 s at 0.2 s an update: about 5, and far fewer than the 50 asked
     assert 1 <= remote.updates <= 15, remote.updates
-    assert workers.LEARNER_CALL_S == 1.0
+    assert LEARNER_CALL_S == 1.0
     remote.finish()  # stops its prefetching thread
 
     inline = LearnerWorker(SlowWiring(tmp_path), 0, {"replay": []}, Local())

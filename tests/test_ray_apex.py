@@ -48,9 +48,10 @@ def test_actors_deflate_atari_stacks_and_the_replay_files_the_bytes():
     the bytes, and gives back the very stacks the actor had."""
     import numpy as np
 
-    from distrl.components.workers import BoundedSink, ReplayShard
+    from distrl.components.workers import ReplayShard
     from distrl.replay import FifoRemover, Packed, PrioritizedSampler
     from distrl.replay.sharded import ShardedReplay
+    from distrl.runtime.ray.clients import BoundedSink
     from distrl.runtime.ray.cluster import call
     from distrl.runtime.ray.placement import RayTransport
     rng = np.random.default_rng(0)

@@ -31,7 +31,7 @@ def straggler(tmp_path, fraction, slow_gradients=3, delay_s=1.0, fast_calls=None
     from distrl.runtime.ray.placement import RayPlacement
     arch = BA3C(cfg_for(tmp_path, **{"sync.fraction": fraction, "ps.shards": 1}))
     arch.delays = [0.0, delay_s]
-    roles = [r for r in arch.roles(True) if r.name != "evaluator"]
+    roles = [r for r in arch.roles() if r.name != "evaluator"]
     handles = start_roles(arch, RayPlacement(), roles)
     workers, chief = handles["workers"], handles["chief"][0]
     try:

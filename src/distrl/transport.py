@@ -1,4 +1,4 @@
-"""The seam between the parts of a run and where they live.
+"""The seam between the parts of a run and where they live (the Transport contract, contracts.py).
 
 A part never imports a transport: `call(target, method, *args)` starts a call, `gather(list)` waits for
 several, `wait(calls, timeout)` says which have finished, `put(value)` shares a large value once.
@@ -6,9 +6,12 @@ several, `wait(calls, timeout)` says which have finished, `put(value)` shares a 
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
+
+import torch
 
 
 def local_call(shard: Any, method: str, *args: Any) -> Any:
@@ -28,11 +31,40 @@ class Done:
         self.value = value
 
 
-class Local:
-    """Every call runs at once in this process, so a run is deterministic for a seed."""
+class Direct:
+    """A sample taken when it is asked for: in one process nothing overlaps it."""
 
-    remote = False
+    def __init__(self, sample: Callable[[], Any]):
+        self.get = sample
+
+    def close(self) -> None:
+        """Nothing runs on its own."""
+
+
+class Fresh:
+    """A learner's current parameters at each ask: in one process they cost no transfer."""
+
+    def __init__(self, latest: Callable[[], tuple[dict[str, torch.Tensor], int]]):
+        self.latest = latest
+
+    def get(self) -> tuple[list, int]:
+        params, version = self.latest()
+        return [params], version
+
+    def tick(self, version: int) -> None:
+        """Nothing to publish ahead."""
+
+    def publish(self) -> None:
+        """Nothing to publish ahead."""
+
+
+class Local:
+    """Every call runs at once in this process, so a run is deterministic for a seed: a learner call
+    makes exactly its n updates, samples are taken when needed, actors see the newest parameters."""
+
     dead: tuple[type[BaseException], ...] = ()  # a local part cannot die on its own: its errors are bugs
+    lost: tuple[type[BaseException], ...] = ()
+    call_budget_s = math.inf
 
     @staticmethod
     def call(target: Any, method: str, *args: Any) -> Done:
@@ -53,6 +85,23 @@ class Local:
     @staticmethod
     def idle(seconds: float) -> None:
         """Nothing to wait for in one process: whatever would arrive is stepped by the caller."""
+
+    @staticmethod
+    def sink(replay: Any, limit: int, compress: tuple[str, ...]) -> Any:
+        """The replay itself: an add is a method call, nothing travels."""
+        return replay
+
+    @staticmethod
+    def prefetch(sample: Callable[[], Any], depth: int, threads: int) -> Direct:
+        return Direct(sample)
+
+    @staticmethod
+    def publisher(latest: Callable[[], tuple[dict[str, torch.Tensor], int]], every: int) -> Fresh:
+        return Fresh(latest)
+
+    @staticmethod
+    def learner_device() -> str:
+        return "cpu"  # deterministic runs; a GPU learner is placed on Ray
 
 
 def retry(fn: Callable[[], Any], transport: Any, on_wait: Callable[[], None] | None = None,

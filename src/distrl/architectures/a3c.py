@@ -24,7 +24,7 @@ import torch
 from gymnasium import spaces
 
 from distrl.algos.q_learning import exploration_epsilons
-from distrl.architectures.base import Role, ShardedWiring
+from distrl.architectures.base import Role, ShardedWiring, Work
 from distrl.architectures.common import (
     Seeds,
     frame_skip,
@@ -86,10 +86,11 @@ class A3C(ShardedWiring):
         return {**self.__dict__, "owner": None}  # a worker elsewhere attaches by store_spec
 
     # ---- roles ---------------------------------------------------------------------------
-    def roles(self, remote: bool) -> list[Role]:
+    def roles(self) -> list[Role]:
         """In one process a round is one rollout of each worker in turn (the paper's threads, serialised)."""
         cfg = self.cfg
-        return [Role("workers", cfg.actors, ActorLearnerWorker, ("ps",), steps=cfg.ray.steps_per_call if remote else 1),
+        return [Role("workers", cfg.actors, ActorLearnerWorker, ("ps",), Work("steps", 1, cfg.ray.steps_per_call),
+                     torch_threads=cfg.torch_threads or 1),
                 Role("ps", cfg.ps.shards if cfg.ps.store == "sharded" else 0, ShardWorker, fault="ps_restarts"),
                 Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
 
@@ -192,7 +193,7 @@ class A3C(ShardedWiring):
         return [s.stop - s.start for s in shard_slices(self.n_params, self.cfg.ps.shards)]
 
     # ---- workers ---------------------------------------------------------------------------
-    def make_worker(self, index: int, store: Any) -> ActorLearner:
+    def make_actor_learner(self, index: int, store: Any) -> ActorLearner:
         cfg, seed = self.cfg, self.seeds.workers[index]
         cap = cfg.max_episode_frames if self.atari else None
         q_method = cfg.algo != "a3c"

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from distrl.algos.q_learning import annealed_epsilon
-from distrl.architectures.base import Role, Wiring
+from distrl.architectures.base import Role, Wiring, Work
 from distrl.architectures.common import Seeds, frame_skip, probe_discrete_env, set_torch_threads, user_network
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
 from distrl.components.evaluator import Evaluator
@@ -25,7 +25,7 @@ from distrl.replay import FifoRemover, MinSize, PrioritizedSampler, RateLimiter,
 from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 
-LEARNER_CALL = 50  # updates per call of a remote learner at most; a slow one returns after LEARNER_CALL_S (workers.py)
+LEARNER_CALL = 50  # updates per call of a learner on Ray at most; a slow one returns after its call budget (1 s)
 
 
 class Apex(Wiring):
@@ -51,14 +51,16 @@ class Apex(Wiring):
         return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
                               hidden=self.cfg.net.hidden)
 
-    def roles(self, remote: bool) -> list[Role]:
+    def roles(self) -> list[Role]:
         """Actors feed the replay shards and pull from the learner, which samples the shards. In one
-        process a round is inline.actor_steps steps of every actor, then `inline_updates()` batches."""
+        process a round is inline.actor_steps steps of every actor, then `inline_updates()` batches. A
+        learner with a process of its own gives a CNN every core (Ray would give it one thread)."""
         cfg = self.cfg
+        learner_threads = cfg.torch_threads or (0 if len(self.obs_shape) == 3 else 1)
         return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"),
-                     steps=cfg.ray.steps_per_call if remote else cfg.inline.actor_steps, node=cfg.ray.actor_node),
-                Role("learner", 1, LearnerWorker, ("replay",), steps=LEARNER_CALL if remote else
-                     self.inline_updates(), gpus=cfg.ray.learner_gpus, threads=4),
+                     Work("steps", cfg.inline.actor_steps, cfg.ray.steps_per_call), node=cfg.ray.actor_node),
+                Role("learner", 1, LearnerWorker, ("replay",), Work("updates", self.inline_updates(), LEARNER_CALL),
+                     gpus=cfg.ray.learner_gpus, threads=4, torch_threads=learner_threads),
                 Role("replay", cfg.replay.shards, ReplayShard),
                 Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
 
@@ -90,18 +92,19 @@ class Apex(Wiring):
         return ShardedReplay(shards, self.replay_sampler(), seed=self.seeds["replay"],
                              call=transport.call, gather=transport.gather, limiter=self.replay_limiter())
 
-    def limiter(self, remote: bool) -> SampleToInsertRatio | None:
-        """Remote actors wait while inserts outrun the learner's samples by more than one round of actor
-        calls (Reverb's SampleToInsertRatio); in one process `inline_updates()` holds the same ratio."""
+    def pacing_limiter(self) -> SampleToInsertRatio | None:
+        """Actors wait while inserts outrun the learner's samples by more than one round of Ray actor calls
+        (Reverb's SampleToInsertRatio). In one process `inline_updates()` keeps the learner within a
+        round of the actors, inside that band, so nothing waits there."""
         cfg, spi = self.cfg, self.cfg.replay.samples_per_insert
-        if not remote or spi <= 0:
+        if spi <= 0:
             return None
         slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor
         return SampleToInsertRatio(spi, cfg.replay.min_size, error_buffer=spi * slack)
 
-    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict], remote: bool) -> bool:
+    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict]) -> bool:
         """Before learning starts, and while a restarted replay refills, nothing waits."""
-        limiter = self.limiter(remote)
+        limiter = self.pacing_limiter()
         sent = totals.get("actors/transitions_sent", 0)
         if role != "actors" or limiter is None or sent <= limiter.min_size_to_sample:
             return True

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from distrl.architectures.base import Role, ShardedWiring
+from distrl.architectures.base import Role, ShardedWiring, Work
 from distrl.architectures.common import (
     Seeds,
     frame_skip,
@@ -30,7 +30,7 @@ from distrl.architectures.common import (
     user_network,
 )
 from distrl.components.batched_worker import BatchedWorker
-from distrl.components.chief import AsyncChief, Chief
+from distrl.components.chief import Chief
 from distrl.components.evaluator import Evaluator
 from distrl.components.workers import EvaluatorWorker, GradientWorker, ShardWorker
 from distrl.config import BA3CConfig
@@ -58,17 +58,17 @@ class BA3C(ShardedWiring):
         self._waits: list[float] = []  # how long each round stayed open, since the last metrics row
 
     # ---- roles ---------------------------------------------------------------------------
-    def roles(self, remote: bool) -> list[Role]:
+    def roles(self) -> list[Role]:
         """In one process the workers push in turn, each on the newest parameters, so none is late there;
-        where they run apart, a sync push waits for its round, and one computed on a closed round is late."""
+        where they run apart, a sync push waits for its round (the chief's `apart` variant), and one
+        computed on a closed round is late."""
         cfg = self.cfg
         sync = cfg.sync.mode == "sync"
         # Two threads: pid() and quick calls answer while run() waits for its round to close
         return [Role("workers", cfg.actors, GradientWorker, ("ps", "chief"),
-                     steps=cfg.ray.rounds_per_call if remote else 1, threads=2),
+                     Work("gradients", 1, cfg.ray.rounds_per_call), threads=2, torch_threads=cfg.torch_threads or 1),
                 Role("ps", cfg.ps.shards, ShardWorker, fault="ps_restarts"),
-                Role("chief", int(sync), AsyncChief if remote else Chief, ("ps",), threads=max(16, 2 * cfg.actors),
-                     fault="chief_restarts"),
+                Role("chief", int(sync), Chief, ("ps",), threads=max(16, 2 * cfg.actors), fault="chief_restarts"),
                 Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
 
     def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
@@ -126,7 +126,7 @@ class BA3C(ShardedWiring):
         return SyncChief(self.cfg.actors, self.cfg.sync.fraction, round=round)
 
     # ---- workers ---------------------------------------------------------------------------
-    def make_worker(self, index: int) -> BatchedWorker:
+    def make_gradient_worker(self, index: int) -> BatchedWorker:
         cfg, w, seed = self.cfg, self.cfg.worker, self.seeds.workers[index] % 2**31
         cap = cfg.max_episode_frames if self.atari else None
         return BatchedWorker(

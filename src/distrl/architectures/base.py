@@ -16,23 +16,41 @@ from distrl.params.param_server import ShardedParameterServer
 
 
 @dataclass(frozen=True)
+class Work:
+    """What a called role's `run(n, ...)` counts (`unit`: steps, updates, rounds, gradients) and the n the
+    driver asks per call on each placement (the placement's `name`): inline, one round of the paper's
+    processes serialised (a learner's may be fractional, the inline replay ratio: it carries the
+    fraction); ray, enough work to amortise a round trip."""
+
+    unit: str
+    inline: float
+    ray: float
+
+
+@dataclass(frozen=True)
 class Role:
     """`count` instances of `cls`, each built as cls(wiring, index, links, transport), where links maps
-    every name in `links` to that role's instances. A role with `steps` is called: the driver keeps each
-    instance busy with run(steps) -> Report; any other role serves calls. The rest are placement hints:
+    every name in `links` to that role's instances. A role with `work` is called: the driver keeps each
+    instance busy with run(n) -> Report; any other role serves calls. The rest are placement hints:
     `gpus` for a learner (-1: one if the cluster has one), `threads` for a role that answers calls while
-    it runs one, `node` for soft affinity to a node's address. `fault` names the summary's count of its
-    restarts where the default name does not fit; a served role is counted only where it has one."""
+    it runs one, `torch_threads` for the torch of a role in a process of its own (0: one per core),
+    `node` for soft affinity to a node's address. `fault` names the summary's count of its restarts
+    where the default name does not fit; a served role is counted only where it has one."""
 
     name: str
     count: int
     cls: type
     links: tuple[str, ...] = ()
-    steps: float = 0  # a learner's may be fractional (the inline replay ratio): it carries the fraction
+    work: Work | None = None
     gpus: float = 0.0
     threads: int = 1
+    torch_threads: int = 1
     node: str = ""
     fault: str = ""
+
+    @property
+    def called(self) -> bool:
+        return self.work is not None
 
     @property
     def fault_key(self) -> str:
@@ -47,7 +65,7 @@ class Wiring(Saveable):
     stats_roles: tuple[str, ...] = ()  # served roles whose stats() the driver sums into its counters
     fault_gauges: tuple[str, ...] = ()  # gauges that also go into the summary's faults
 
-    def roles(self, remote: bool) -> list[Role]:
+    def roles(self) -> list[Role]:
         """In the order the driver calls them in a round; it starts them in the order of their links."""
         raise NotImplementedError
 
@@ -77,7 +95,7 @@ class Wiring(Saveable):
         """Called once max_frames is reached, before the calls still out are collected (BA3C's chief lets
         go of workers waiting for a round no more pushes will close)."""
 
-    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict], remote: bool) -> bool:
+    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict]) -> bool:
         """Whether the driver may start the next call of `role` now (a rate limiter's say)."""
         return True
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from distrl.architectures.base import Role, ShardedWiring
+from distrl.architectures.base import Role, ShardedWiring, Work
 from distrl.architectures.common import (
     Seeds,
     frame_skip,
@@ -107,11 +107,12 @@ class Gorila(ShardedWiring):
         self.slices = shard_slices(self.n_params, cfg.ps.shards)  # too many shards fails here
 
     # ---- roles ---------------------------------------------------------------------------
-    def roles(self, remote: bool) -> list[Role]:
+    def roles(self) -> list[Role]:
         """In one process a round is one bundle round of each bundle in turn (the paper's bundles, serialised)."""
         cfg = self.cfg
         return [Role("bundles", cfg.actors, BundleWorker, ("ps", "replay"),
-                     steps=cfg.bundle.rounds_per_call if remote else 1),
+                     Work("rounds", 1, cfg.bundle.rounds_per_call),
+                     torch_threads=cfg.torch_threads or 1),
                 Role("ps", cfg.ps.shards, ShardWorker, fault="ps_restarts"),
                 Role("replay", 1 if cfg.replay.mode == "global" else 0, ReplayShard),
                 Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
@@ -130,7 +131,7 @@ class Gorila(ShardedWiring):
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         return gorila_gauges(counters)
 
-    def replay_client(self, shards: list, transport: Any, index: int) -> ShardedReplay:
+    def shared_replay_client(self, shards: list, transport: Any, index: int) -> ShardedReplay:
         """A bundle's client of the shared table (replay.mode=global): it samples on its own seed."""
         return ShardedReplay(shards, UniformSampler(), seed=self.cfg.seed + index, call=transport.call,
                              gather=transport.gather, limiter=self.replay_limiter())

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
 from distrl.algos.dqn import nstep_td_priorities
+from distrl.contracts import ParameterSource, Sink
 from distrl.replay.adder import NStepAdder
-
-
-class Sink(Protocol):
-    def add(self, batch: dict[str, np.ndarray], priorities: np.ndarray | None = None) -> Any: ...
-
-
-class ParameterSource(Protocol):
-    def latest(self) -> tuple[dict[str, torch.Tensor], int] | None: ...
 
 
 def apex_epsilons(num: int, base: float = 0.4, alpha: float = 7.0) -> list[float]:

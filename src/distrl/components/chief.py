@@ -4,8 +4,9 @@ shards. `push` returns (the round now open, whether the gradient counted).
 
 In one process a push returns at once (the driver steps the workers in turn). Where workers run in
 their own processes a push waits until its round is applied, so a worker's next gradient is
-computed on that round's parameters: AsyncChief, which answers many pushes at once (an asyncio
-actor; the transport's calls are awaitable there)."""
+computed on that round's parameters: WaitingChief, which answers many pushes at once (an asyncio
+actor; the transport's calls are awaitable there), and which a placement that runs roles apart
+builds in Chief's place (`Chief.apart`)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from distrl.contracts import ChiefParts
 from distrl.params.sync_chief import SyncChief
 
 
 class Chief:
-    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
+    apart: type | None = None  # set below: WaitingChief
+
+    def __init__(self, wiring: ChiefParts, index: int, links: dict[str, list], transport: Any):
         self.ps = wiring.shard_client(links["ps"], transport)
         self.chief = wiring.make_chief(round=int(self.ps.pull()[1].max()))
 
@@ -42,8 +46,8 @@ class Chief:
         return os.getpid()
 
 
-class AsyncChief:
-    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
+class WaitingChief:
+    def __init__(self, wiring: ChiefParts, index: int, links: dict[str, list], transport: Any):
         self.t, self.wiring = transport, wiring
         self.ps = wiring.shard_client(links["ps"], transport)
         self.chief: SyncChief | None = None  # opened at the shards' round by the first push
@@ -90,3 +94,6 @@ class AsyncChief:
 
     def pid(self) -> int:
         return os.getpid()
+
+
+Chief.apart = WaitingChief  # the variant for workers in processes of their own

@@ -1,8 +1,10 @@
-"""Components as roles of a run: each takes (wiring, index, links, transport), so one class runs in
+"""Components as roles of a run: each takes (parts, index, links, transport), so one class runs in
 this process (inline) or in its own (Ray) unchanged, and a called role answers `run(n) -> Report`.
 
-`links` maps a role's name to the instances (or remote handles) of the roles it talks to; the
-transport (distrl.transport) is the only way it reaches them."""
+`parts` is the wiring, seen through the one Protocol of distrl.contracts that names what the role
+builds itself from. `links` maps a role's name to the instances (or remote handles) of the roles it
+talks to; the transport is the only way it reaches them, and the only thing that says what differs
+where it runs apart from them (contracts.Transport)."""
 
 from __future__ import annotations
 
@@ -10,34 +12,28 @@ import math
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from distrl.checkpoint import replay_path, replay_set, state_digest
-from distrl.components.prefetcher import Prefetcher
+from distrl.contracts import (
+    ActorLearnerParts,
+    ActorParts,
+    BundleParts,
+    EvaluatorParts,
+    GradientParts,
+    LearnerParts,
+    Prefetch,
+    ReplayParts,
+    Report,
+    ShardParts,
+    Transport,
+)
 from distrl.params.param_server import ParamShard
-from distrl.replay import ReplayTable, pack
+from distrl.replay import ReplayTable
 from distrl.transport import retry
-
-# A remote learner's call returns after this long even short of its n updates, so that a slow learner (a CPU
-# one on Atari makes ~0.5 batches of 512 a second) never holds back the run's progress, checkpoints or stop.
-LEARNER_CALL_S = 1.0
-
-
-@dataclass
-class Report:
-    """What one call of a called role did: counter deltas (so a completed call counts even if its process
-    dies later), finished episodes' returns, and the latest values of its gauges."""
-
-    counters: dict[str, float]
-    returns: list[float] = field(default_factory=list)
-    watched_returns: list[float] = field(default_factory=list)
-    state: dict[str, float] = field(default_factory=dict)
-    pid: int = field(default_factory=os.getpid)
 
 
 class Deltas:
@@ -56,7 +52,7 @@ class ReplayShard(ReplayTable):
     """One replay table of a run. With replay.checkpoint on, one started again (a restart, or --resume)
     reloads its slice of the newest checkpoint's replay set instead of starting empty."""
 
-    def __init__(self, wiring: Any, index: int = 0, links: dict | None = None, transport: Any = None):
+    def __init__(self, wiring: ReplayParts, index: int = 0, links: dict | None = None, transport: Any = None):
         super().__init__(*wiring.replay_args(index))
         self.restored_from = None
         cfg = wiring.cfg
@@ -69,31 +65,11 @@ class ReplayShard(ReplayTable):
         return {"path": self.restored_from, "size": len(self), "pid": os.getpid()}
 
 
-class BoundedSink:
-    """Actor-side replay client for remote shards: adds go out without waiting, but at most `limit` at a
-    time, so a slow replay slows the actors instead of filling the object store. Fields in `compress`
-    are deflated here, in the actor, so the central replay only files bytes (bench/peers: replay_ops)."""
-
-    def __init__(self, replay: Any, transport: Any, limit: int, compress: tuple[str, ...] = ()):
-        self.replay, self.transport, self.limit, self.compress = replay, transport, limit, compress
-        self._inflight: list = []
-
-    def add(self, batch: dict[str, np.ndarray], priorities: np.ndarray | None = None) -> None:
-        self._inflight.append(self.replay.add(pack(batch, self.compress), priorities))
-        while len(self._inflight) > self.limit:
-            for call in self.transport.wait(self._inflight, timeout=None):
-                self._inflight.remove(call)
-                try:
-                    self.transport.gather([call])
-                except self.transport.dead:
-                    pass  # a dead shard: only this batch is lost; any other error is a bug and is raised
-
-
 class LearnerSource:
     """Actor-side parameter source: the learner's latest published parameters, fetched only when their
     version is new (the version is asked first, the 6.7 MB of an Atari net only then)."""
 
-    def __init__(self, learner: Any, transport: Any):
+    def __init__(self, learner: Any, transport: Transport):
         self.learner, self.transport = learner, transport
         self.version = -1
 
@@ -113,13 +89,9 @@ class LearnerSource:
 class ActorWorker:
     """An actor of a replay-fed wiring (Ape-X, Ape-X DPG): `run(steps)` steps every env `steps` times."""
 
-    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
-        if transport.remote:
-            torch.set_num_threads(1)
-        cfg = wiring.cfg
+    def __init__(self, wiring: ActorParts, index: int, links: dict[str, list], transport: Transport):
         replay = wiring.replay_client(links["replay"], transport)
-        sink = BoundedSink(replay, transport, cfg.ray.max_inflight_adds, wiring.compressed()) \
-            if transport.remote else replay
+        sink = transport.sink(replay, wiring.cfg.ray.max_inflight_adds, wiring.compressed())
         self.actor = wiring.make_actor(index, sink=sink, source=LearnerSource(links["learner"][0], transport))
         self._deltas = Deltas(self.actor.counters())
 
@@ -138,21 +110,16 @@ class ActorWorker:
 
 
 class LearnerWorker:
-    """The learner of a replay-fed wiring: `run(n)` makes up to n updates (remote: as many as fit in
-    LEARNER_CALL_S), sampling ahead on a thread where the replay is remote, and pausing while the replay
-    cannot sample (the start, or a restarted shard refilling). It restores itself from the run's newest
-    checkpoint when one exists, and saves itself (and, with replay.checkpoint, the replay shards first)
-    when asked."""
+    """The learner of a replay-fed wiring: `run(n)` makes up to n updates (as many as fit in the transport's
+    call budget), sampling as the transport does (ahead, on threads, where the replay is remote), and
+    pausing while the replay cannot sample (the start, or a restarted shard refilling). It restores
+    itself from the run's newest checkpoint when one exists, and saves itself (and, with
+    replay.checkpoint, the replay shards first) when asked."""
 
-    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
+    def __init__(self, wiring: LearnerParts, index: int, links: dict[str, list], transport: Transport):
         self.wiring, self.transport, self.cfg = wiring, transport, wiring.cfg
         self.run_dir = Path(self.cfg.run_dir)
-        device = "cpu"
-        if transport.remote:
-            if len(wiring.obs_shape) == 3 and not self.cfg.torch_threads:
-                torch.set_num_threads(os.cpu_count() or 1)  # Ray gives a 1-CPU worker 1 thread; a CNN wants more
-            device = "cuda" if torch.cuda.is_available() else "cpu"  # Ray hides GPUs it did not grant
-        self.learner = wiring.make_learner(device)
+        self.learner = wiring.make_learner(transport.learner_device())
         self.shards = links["replay"]
         self.replay = wiring.replay_client(self.shards, transport)
         data = wiring.restore(self.run_dir, required=False)
@@ -162,11 +129,11 @@ class LearnerWorker:
         self.restored_digest = state_digest(self.learner.state_dict()) if data else None
         self.replay_waits = 0
         self.waiting = True
-        self._prefetcher: Prefetcher | None = None
+        self._prefetcher: Prefetch | None = None
         self._carry = 0.0
         self._lock = threading.Lock()
         self._deltas = Deltas(self.counters())
-        self._publish()
+        self.published = transport.publisher(self.learner.latest, self.cfg.ray.publish_every)
 
     @property
     def updates(self) -> int:
@@ -175,14 +142,10 @@ class LearnerWorker:
     def latest(self) -> tuple[dict[str, torch.Tensor], int]:
         return self.learner.latest()
 
-    def _publish(self) -> None:
-        params = {k: v.numpy() for k, v in self.learner.latest()[0].items()}
-        self._params = ([self.transport.put(params)], self.learner.updates)
-
     def params(self) -> tuple[list, int]:
-        """([parameters], version): published every ray.publish_every updates where actors are remote
-        (a list keeps Ray from resolving the shared reference), the current ones in one process."""
-        return self._params if self.transport.remote else ([self.learner.latest()[0]], self.learner.updates)
+        """([parameters], version), as the transport publishes them (where actors run apart: every
+        ray.publish_every updates)."""
+        return self.published.get()
 
     def counters(self) -> dict[str, float]:
         return {**self.learner.counters(), "replay_waits": self.replay_waits}
@@ -198,36 +161,32 @@ class LearnerWorker:
 
     def _train(self, n: int) -> None:
         cfg, t = self.cfg, self.transport
-        lost = (*t.dead, ValueError) if t.remote else ()  # a dead shard, or one come back empty mid-sample
         if self.waiting:
             try:
                 ready = self.replay.can_sample(cfg.learner.batch_size)
-            except lost:
+            except t.lost:
                 ready = False  # a shard is restarting
             if not ready:
                 t.idle(0.2)
                 return
             self.waiting = False
-        deadline = time.monotonic() + LEARNER_CALL_S if t.remote else math.inf  # in one process: exactly n
+        deadline = time.monotonic() + t.call_budget_s  # in one process an infinite budget: exactly n
         try:
             for _ in range(n):
                 self.wiring.learner_step(self.replay, self.learner, self._sample())
-                if t.remote and self.learner.updates % cfg.ray.publish_every == 0:
-                    self._publish()
+                self.published.tick(self.learner.updates)
                 if time.monotonic() >= deadline:
                     break
-        except lost:
+        except t.lost:
             self.replay_waits += 1  # the replay's data is gone: wait for it to refill
             self.waiting = True
             self._stop_prefetching()
 
     def _sample(self) -> Any:
-        batch_size = self.cfg.learner.batch_size
-        if not self.transport.remote:
-            return self.replay.sample(batch_size)
         if self._prefetcher is None:
-            self._prefetcher = Prefetcher(lambda: self.replay.sample(batch_size), max(1, self.cfg.learner.prefetch),
-                                          threads=self.cfg.learner.prefetch_threads)
+            le = self.cfg.learner
+            self._prefetcher = self.transport.prefetch(lambda: self.replay.sample(le.batch_size), le.prefetch,
+                                                       le.prefetch_threads)
         return self._prefetcher.get()
 
     def _stop_prefetching(self) -> None:
@@ -238,7 +197,7 @@ class LearnerWorker:
     def checkpoint(self, counters: dict[str, float], returns: list[float]) -> str:
         """Save the learner (and first the replay set, with replay.checkpoint) under its update count."""
         with self._lock:
-            self._publish()
+            self.published.publish()
             t = self.transport
             if getattr(self.cfg.replay, "checkpoint", False):  # the replay set first: a checkpoint that exists has its set
                 try:
@@ -275,9 +234,7 @@ class ShardWorker(ParamShard):
     """A parameter-server shard of a run (Gorila; A3C's sharded store). One started again (a restart,
     or --resume) begins from its slice of the run's newest checkpoint."""
 
-    def __init__(self, wiring: Any, index: int, links: dict | None = None, transport: Any = None):
-        if transport is not None and transport.remote:
-            torch.set_num_threads(1)
+    def __init__(self, wiring: ShardParts, index: int, links: dict | None = None, transport: Any = None):
         values, options = wiring.shard_args(index)
         super().__init__(values, **options)
         run_dir = wiring.cfg.run_dir
@@ -303,17 +260,13 @@ class BundleWorker(WaitsForShards):
     The replay is the bundle's own table, or the shared one linked as "replay" (replay.mode=global). A
     parameter shard or the shared table restarting ends a call early; the bundle waits and goes on."""
 
-    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
-        cfg = wiring.cfg
-        if transport.remote:
-            torch.set_num_threads(cfg.torch_threads or 1)
+    def __init__(self, wiring: BundleParts, index: int, links: dict[str, list], transport: Transport):
         self.transport, self.ps_waits = transport, 0
         ps = wiring.shard_client(links["ps"], transport)
         self.local_replay, sink = None, None
         if links.get("replay"):
-            replay = wiring.replay_client(links["replay"], transport, index)
-            if transport.remote:
-                sink = BoundedSink(replay, transport, 8, wiring.compressed())
+            replay = wiring.shared_replay_client(links["replay"], transport, index)
+            sink = transport.sink(replay, 8, wiring.compressed())
         else:
             replay = self.local_replay = wiring.make_replay(index)
         self.bundle = retry(lambda: wiring.make_bundle(index, ps, replay, sink), transport, self._waited)
@@ -345,12 +298,10 @@ class ActorLearnerWorker(WaitsForShards):
     are done. Its store is the run's shared-memory one, attached by name, or the shards linked as "ps";
     a shard restarting ends a call early, and the worker waits and goes on."""
 
-    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
-        if transport.remote:
-            torch.set_num_threads(wiring.cfg.torch_threads or 1)
+    def __init__(self, wiring: ActorLearnerParts, index: int, links: dict[str, list], transport: Transport):
         self.transport, self.ps_waits = transport, 0
         self.store = wiring.store_client(links.get("ps", []), transport)
-        self.worker = retry(lambda: wiring.make_worker(index, self.store), transport, self._waited)
+        self.worker = retry(lambda: wiring.make_actor_learner(index, self.store), transport, self._waited)
         self._deltas = Deltas(self.worker.counters())
 
     def run(self, steps: int, global_frames: int) -> Report:
@@ -378,14 +329,12 @@ class GradientWorker(WaitsForShards):
     workers run apart); in async mode each goes to the shards, and the result comes back in the same
     round trip. `wiring.delays[index]` seconds are added to each gradient (tests of stragglers)."""
 
-    def __init__(self, wiring: Any, index: int, links: dict[str, list], transport: Any):
-        if transport.remote:
-            torch.set_num_threads(wiring.cfg.torch_threads or 1)
+    def __init__(self, wiring: GradientParts, index: int, links: dict[str, list], transport: Transport):
         self.index, self.transport, self.ps_waits = index, transport, 0
         self.delay_s = wiring.delays[index]
         self.chief = links["chief"][0] if links.get("chief") else None
         self.ps = wiring.shard_client(links["ps"], transport)
-        self.worker = wiring.make_worker(index)
+        self.worker = wiring.make_gradient_worker(index)
         self.dropped_late = 0
         # The round a gradient is for: the newest the shards or the chief's last reply name. Not the
         # shards' alone: a shard restored from a checkpoint lags, and every gradient labelled by it would be late.
@@ -431,9 +380,7 @@ class GradientWorker(WaitsForShards):
 class EvaluatorWorker:
     """Evaluates the parameters it is given under the wiring's protocol."""
 
-    def __init__(self, wiring: Any, index: int = 0, links: dict | None = None, transport: Any = None):
-        if transport is not None and transport.remote:
-            torch.set_num_threads(1)
+    def __init__(self, wiring: EvaluatorParts, index: int = 0, links: dict | None = None, transport: Any = None):
         with torch.random.fork_rng(devices=[]):  # building its net must not move the run's torch RNG
             self.evaluator = wiring.make_evaluator()
 

@@ -57,14 +57,14 @@ def drive(wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
 class Driver:
     def __init__(self, wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
                  hook: Callable[[dict], None] | None):
-        self.w, self.p, self.t = wiring, placement, placement.transport
+        self.wiring, self.placement, self.transport = wiring, placement, placement.transport
         self.cfg, self.run_dir, self.monitor, self.hook = wiring.cfg, run_dir, monitor, hook
-        self.roles = wiring.roles(self.t.remote)
+        self.roles = wiring.roles()
         self.handles: dict[str, list] = {}
         self.totals: dict[str, float] = {}
         self.state: dict[str, dict] = {}  # each role's latest reported gauges
         self.reported: dict[str, dict[int, dict]] = {}  # ... and each instance's
-        self.counted = [r for r in self.roles if r.steps or r.fault]  # roles whose restarts the summary counts
+        self.counted = [r for r in self.roles if r.called or r.fault]  # roles whose restarts the summary counts
         self.faults = {r.fault_key: 0 for r in self.counted}
         self.pids: dict[tuple[str, int], int] = {}
         self.served: dict[str, list[dict]] = {}  # the served roles' last stats, per instance
@@ -75,8 +75,8 @@ class Driver:
     # ---- the run ---------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
         resumed_from = self._restore_progress()
-        self.p.check(self.roles)
-        with self.w.owned():
+        self.placement.check(self.roles)
+        with self.wiring.owned():
             try:
                 self._start_roles()
                 self.monitor.start(self.counters())
@@ -87,11 +87,11 @@ class Driver:
                     raise
                 return {**self._finish(), "resumed_from": resumed_from}
             finally:
-                self.p.stop([h for hs in self.handles.values() for h in hs])
+                self.placement.stop([h for hs in self.handles.values() for h in hs])
 
     def _restore_progress(self) -> str | None:
         """The newest checkpoint's counters and recent returns (its roles restore themselves)."""
-        data = self.w.restore(self.run_dir, required=False)
+        data = self.wiring.restore(self.run_dir, required=False)
         if not data:
             return None
         counters = data["counters"]
@@ -102,12 +102,12 @@ class Driver:
         return data["path"]
 
     def _start_roles(self) -> None:
-        start_roles(self.w, self.p, self.roles, self.handles)
-        if getattr(self.w, "watched_return", None):
-            self.monitor.watch(self.w.watched_return)
+        start_roles(self.wiring, self.placement, self.roles, self.handles)
+        if getattr(self.wiring, "watched_return", None):
+            self.monitor.watch(self.wiring.watched_return)
 
     def _loop(self) -> None:
-        called = [(r, i) for r in self.roles if r.steps for i in range(r.count)]
+        called = [(r, i) for r in self.roles if r.called for i in range(r.count)]
         free, pending = list(called), {}
         every = self.cfg.checkpoint_every
         self.next_checkpoint = (self.progress() // every + 1) * every
@@ -115,33 +115,35 @@ class Driver:
         self.last_log = time.perf_counter()
         while self.frames() < self.cfg.max_frames:
             for role, i in list(free):
-                if self.w.may_call(role.name, self.totals, self.state, self.t.remote):
-                    args = self.w.call_args(role.name, self.frames())
-                    pending[self.t.call(self.handles[role.name][i], "run", role.steps, *args)] = (role, i)
+                if self.wiring.may_call(role.name, self.totals, self.state):
+                    args = self.wiring.call_args(role.name, self.frames())
+                    n = getattr(role.work, self.placement.name)  # this placement's size of a call
+                    pending[self.transport.call(self.handles[role.name][i], "run", n, *args)] = (role, i)
                     free.remove((role, i))
-            for call in self.t.wait(list(pending), timeout=0.5) if pending else []:
+            for call in self.transport.wait(list(pending), timeout=0.5) if pending else []:
                 free.append(pending.pop(call))
                 self._add(*free[-1], call)
             if not pending:
-                self.t.idle(0.005)  # every worker waits for the limiter
+                self.transport.idle(0.005)  # every worker waits for the limiter
             free.sort(key=called.index)
             self._tick()
         self.pending = pending
 
     def _finish(self) -> dict[str, Any]:
-        self.w.stopping(self.handles, self.t)
+        self.wiring.stopping(self.handles, self.transport)
         for call in list(self.pending):  # calls in flight complete and count
             role, i = self.pending.pop(call)
             self._add(role, i, call)
-        for call in [self.t.call(h, "finish") for r in self.roles if r.steps for h in self.handles[r.name]]:
+        for call in [self.transport.call(h, "finish") for r in self.roles if r.called for h in self.handles[r.name]]:
             try:
-                self.t.gather([call])
-            except self.t.dead:
+                self.transport.gather([call])
+            except self.transport.dead:
                 pass  # died at the end: its unsent data is lost, as any dead actor's
-        retry(self.save, self.t)
+        retry(self.save, self.transport)
         final = self.log()
-        evaluation = retry(lambda: self.t.gather([self._start_eval()])[0], self.t) if self.cfg.eval_episodes else None
-        faults = {**self.faults, **{k: int(final[k]) for k in self.w.fault_gauges}}
+        evaluation = retry(lambda: self.transport.gather([self._start_eval()])[0], self.transport) \
+            if self.cfg.eval_episodes else None
+        faults = {**self.faults, **{k: int(final[k]) for k in self.wiring.fault_gauges}}
         return {"frames": int(final["frames"]), "updates": int(self.progress()), "evaluation": evaluation,
                 "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations}
 
@@ -150,8 +152,8 @@ class Driver:
         """A finished call's counter deltas and returns; a failed one means its process died (the
         placement restarts it) and what it was doing is lost."""
         try:
-            report = self.t.gather([call])[0]
-        except self.t.dead as exc:
+            report = self.transport.gather([call])[0]
+        except self.transport.dead as exc:
             if getattr(exc, "actor_init_failed", False):  # it would fail the same way every time
                 cause = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
                 raise ConfigError(f"{role.name} {i} could not start ({cause[:300]}); the run is stopped") from None
@@ -176,32 +178,32 @@ class Driver:
     def progress(self) -> float:
         """The counter the schedule follows: a called role's total, or (Gorila's server version) one the
         wiring derives from served stats, as of the latest counters()."""
-        key = self.w.progress_key
+        key = self.wiring.progress_key
         return self.totals[key] if key in self.totals else self.view.get(key, 0)
 
     def counters(self) -> dict[str, float]:
         """The wiring's counters from the totals, the served roles' stats and the reports; each role's restarts."""
         for role in self.roles:
-            if role.name in self.w.stats_roles and self.handles.get(role.name):
+            if role.name in self.wiring.stats_roles and self.handles.get(role.name):
                 try:
-                    self.served[role.name] = self.t.gather([self.t.call(h, "stats") for h in self.handles[role.name]],
-                                                           timeout=30)
-                except self.t.dead:
+                    calls = [self.transport.call(h, "stats") for h in self.handles[role.name]]
+                    self.served[role.name] = self.transport.gather(calls, timeout=30)
+                except self.transport.dead:
                     pass  # restarting: its last stats stand
         for role in self.counted:
-            if (n := self.p.restarts(self.handles.get(role.name, []))) is not None:
+            if (n := self.placement.restarts(self.handles.get(role.name, []))) is not None:
                 self.faults[role.fault_key] = n
-        self.view = self.w.counters(self.totals, self.served, self.reported)
+        self.view = self.wiring.counters(self.totals, self.served, self.reported)
         return {**self.view, "actors/frames": self.frames()}
 
     def log(self) -> dict[str, float]:
         self.last_log = time.perf_counter()
         c = self.counters()
-        sizes = {f"{name}_size": c[f"{name}/size"] for name in self.w.stats_roles if f"{name}/size" in c}
-        return self.monitor.log(c, {**sizes, **self.w.gauges(c), **self.faults})
+        sizes = {f"{name}_size": c[f"{name}/size"] for name in self.wiring.stats_roles if f"{name}/size" in c}
+        return self.monitor.log(c, {**sizes, **self.wiring.gauges(c), **self.faults})
 
     def _tick(self) -> None:
-        if not self.t.remote and self.w.progress_key not in self.totals:
+        if self.placement.name == "inline" and self.wiring.progress_key not in self.totals:
             self.counters()  # served progress (cheap in one process): the schedule follows it every round
         try:
             if self.progress() >= self.next_checkpoint:
@@ -214,24 +216,24 @@ class Driver:
                 if self.cfg.eval_every and self.cfg.eval_episodes and self.eval_call is None \
                         and self.progress() >= self.next_eval:
                     self.eval_call = self._start_eval()
-        except self.t.dead:
+        except self.transport.dead:
             pass  # a role it asked is restarting: the next tick tries again
         if self.hook is not None:
             self.hook({"totals": {**self.totals, "frames": self.frames()}, "faults": self.faults,
                        "run_dir": self.run_dir, **self.handles})
 
     def _start_eval(self) -> Any:
-        params, version = self.w.policy(self.handles, self.t)
+        params, version = self.wiring.policy(self.handles, self.transport)
         self.next_eval = version + self.cfg.eval_every
-        return self.t.call(self.handles["evaluator"][0], "evaluate", params, version)
+        return self.transport.call(self.handles["evaluator"][0], "evaluate", params, version)
 
     def _poll_eval(self) -> None:
-        if self.eval_call is None or not self.t.wait([self.eval_call], timeout=0):
+        if self.eval_call is None or not self.transport.wait([self.eval_call], timeout=0):
             return
         try:
-            self.evaluations.append(self.t.gather([self.eval_call])[0])
+            self.evaluations.append(self.transport.gather([self.eval_call])[0])
             self.monitor.log_eval(self.evaluations[-1])
-        except self.t.dead:
+        except self.transport.dead:
             pass  # the evaluator died with it; the next one is asked for later
         self.eval_call = None
 
@@ -239,12 +241,12 @@ class Driver:
     def save(self) -> str:
         episodes = sum(v for k, v in self.totals.items() if k.endswith("/episodes"))
         counters = {"frames": self.frames(), "episodes": episodes, **self.totals}
-        return self.w.checkpoint(self.handles, self.t, counters, list(self.monitor.returns))
+        return self.wiring.checkpoint(self.handles, self.transport, counters, list(self.monitor.returns))
 
     def _save_on_interrupt(self) -> None:
         """A second signal during the save ends it at once; a role that is restarting keeps its newest
         periodic checkpoint."""
         try:
             print(f"distrl: saved {self.save()}", file=sys.stderr)
-        except self.t.dead:
+        except self.transport.dead:
             pass

@@ -16,6 +16,7 @@ from distrl.transport import Local
 class InlinePlacement:
     """Every role an object in this process, every call made at once (distrl.transport.Local)."""
 
+    name = "inline"
     transport = Local
 
     @staticmethod

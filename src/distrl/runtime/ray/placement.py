@@ -3,27 +3,39 @@ through RayTransport. With no address `ray.init()` starts a local Ray; with one 
 
 from __future__ import annotations
 
+import os
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import ray
+import torch
 from ray.exceptions import GetTimeoutError, RayActorError
 
 from distrl.architectures.base import Role, Wiring
 from distrl.components.monitor import Monitor
+from distrl.components.prefetcher import Prefetcher
 from distrl.errors import ConfigError
 from distrl.runtime.driver import drive
+from distrl.runtime.ray.clients import BoundedSink, Published
 from distrl.runtime.ray.cluster import RESTART, call, connect
+
+# A learner's call returns after this long even short of its n updates, so that a slow learner (a CPU one
+# on Atari makes ~0.5 batches of 512 a second) never holds back the run's progress, checkpoints or stop.
+LEARNER_CALL_S = 1.0
 
 
 class RayTransport:
-    """distrl.transport's verbs over Ray actor handles and object refs."""
+    """distrl.transport's verbs over Ray actor handles and object refs, and what a role does where it runs
+    apart from the others: sample ahead on threads, publish parameters ahead, bound a learner's call in
+    time, send experience without waiting."""
 
-    remote = True
     dead: tuple[type[BaseException], ...] = (RayActorError, GetTimeoutError)  # gone, restarting, or not answering
+    lost: tuple[type[BaseException], ...] = (*dead, ValueError)  # ... or a shard come back empty mid-sample
+    call_budget_s = LEARNER_CALL_S
     call = staticmethod(call)
     put = staticmethod(ray.put)
     idle = staticmethod(time.sleep)
@@ -38,12 +50,58 @@ class RayTransport:
         ready = ray.wait(calls, num_returns=1, timeout=timeout)[0] if calls else []
         return ray.wait(calls, num_returns=len(calls), timeout=0)[0] if ready else []
 
+    @classmethod
+    def sink(cls, replay: Any, limit: int, compress: tuple[str, ...]) -> BoundedSink:
+        return BoundedSink(replay, cls, limit, compress)
+
+    @staticmethod
+    def prefetch(sample: Callable[[], Any], depth: int, threads: int) -> Prefetcher:
+        return Prefetcher(sample, max(1, depth), threads=threads)
+
+    @staticmethod
+    def publisher(latest: Callable[[], tuple[dict[str, torch.Tensor], int]], every: int) -> Published:
+        return Published(latest, every)
+
+    @staticmethod
+    def learner_device() -> str:
+        return "cuda" if torch.cuda.is_available() else "cpu"  # Ray hides the GPUs it did not grant
+
+
+def hosted(cls: type, torch_threads: int) -> type:
+    """`cls` as a role in a Ray actor of its own: torch gets `torch_threads` threads (0: one per core), and
+    the roles it links to arrive as Ray actor names, looked up here. A handle given as a constructor
+    argument would put the arguments in the object store, and Ray could not restart the actor once they
+    were gone (ray-project/ray#53727); names are plain data that every restart gets again. The class
+    keeps its name, so Ray's logs and actor table say which role it is."""
+
+    def __init__(self: Any, wiring: Any, index: int, links: dict[str, list[str]], transport: Any) -> None:
+        torch.set_num_threads(torch_threads or os.cpu_count() or 1)
+        cls.__init__(self, wiring, index, {k: [named(n) for n in names] for k, names in links.items()}, transport)
+
+    return type(cls.__name__, (cls,), {"__init__": __init__, "__module__": cls.__module__,
+                                       "__doc__": cls.__doc__})
+
+
+def named(name: str, timeout_s: float = 60.0) -> Any:
+    """The handle of the run's actor `name`, once Ray has registered it (it is created just before)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return ray.get_actor(name)
+        except ValueError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
 
 class RayPlacement:
+    name = "ray"
     transport = RayTransport
 
     def __init__(self) -> None:
-        self._classes: dict[type, Any] = {}
+        self._classes: dict[tuple[type, int], Any] = {}
+        self._run = uuid.uuid4().hex[:8]  # names unique to this run: several runs may share a cluster
+        self._names: dict[int, str] = {}  # id() of each handle started -> its actor's name
 
     @staticmethod
     def check(roles: list[Role]) -> None:
@@ -57,9 +115,15 @@ class RayPlacement:
             options["max_concurrency"] = role.threads  # answers calls (params, checkpoint) while it runs one
         if role.gpus:
             options["num_gpus"] = role.gpus if role.gpus > 0 else float(ray.cluster_resources().get("GPU", 0) >= 1)
-        if role.cls not in self._classes:
-            self._classes[role.cls] = ray.remote(role.cls)
-        return self._classes[role.cls].options(**options).remote(wiring, index, links, RayTransport)
+        cls = getattr(role.cls, "apart", None) or role.cls  # a role's own variant for callers in other processes
+        key = (cls, role.torch_threads)
+        if key not in self._classes:
+            self._classes[key] = ray.remote(hosted(cls, role.torch_threads))
+        name = options["name"] = f"distrl-{self._run}-{role.name}-{index}"
+        names = {k: [self._names[id(h)] for h in handles] for k, handles in links.items()}
+        handle = self._classes[key].options(**options).remote(wiring, index, names, RayTransport)
+        self._names[id(handle)] = name
+        return handle
 
     @staticmethod
     def restarts(handles: list) -> int | None:
@@ -106,6 +170,6 @@ def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
         hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
     """Any wiring on Ray, a CPU for each of its role instances. `resume` needs nothing here: the stateful
     roles restore themselves from the run's newest checkpoint."""
-    cpus = sum(role.count for role in wiring.roles(True))
+    cpus = sum(role.count for role in wiring.roles())
     with ray_placement(wiring.cfg.address, cpus) as placement:
         return drive(wiring, placement, run_dir, monitor, hook)

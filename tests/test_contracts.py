@@ -1,0 +1,100 @@
+"""The role contracts (distrl/contracts.py): every part a role's class uses from the wiring it is built
+from is declared on the Protocol its constructor names, every wiring has what its roles declare, and no
+placement flag reaches the wirings or the components (a role asks its transport instead)."""
+
+import ast
+import inspect
+import textwrap
+import typing
+from pathlib import Path
+
+import pytest
+
+from distrl import config as C
+from distrl.architectures import make_architecture
+from distrl.components import chief, workers
+
+ROOT = Path(__file__).resolve().parents[1] / "src" / "distrl"
+ROLE_MODULES = (workers, chief)
+
+
+def protocol_members(proto: type) -> set[str]:
+    names: set[str] = set()
+    for klass in proto.__mro__:
+        if klass in (object, typing.Protocol, typing.Generic):
+            continue
+        names |= {k for k in vars(klass) if not k.startswith("_")} | set(getattr(klass, "__annotations__", {}))
+    return names
+
+
+def parts_protocol(cls: type) -> type | None:
+    """The Protocol a role's constructor takes its wiring as (None: the class takes no wiring)."""
+    if "wiring" not in inspect.signature(cls.__init__).parameters:
+        return None
+    return typing.get_type_hints(cls.__init__)["wiring"]
+
+
+def wiring_uses(cls: type) -> set[str]:
+    """Attributes read off the wiring in the class's source: `wiring.x`, and `self.wiring.x` where it keeps it."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    used = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id == "wiring":
+                used.add(node.attr)
+            elif isinstance(base, ast.Attribute) and base.attr == "wiring" and isinstance(base.value, ast.Name) \
+                    and base.value.id == "self":
+                used.add(node.attr)
+    return used
+
+
+def role_classes() -> list[type]:
+    return [cls for m in ROLE_MODULES for _, cls in inspect.getmembers(m, inspect.isclass)
+            if cls.__module__ == m.__name__ and parts_protocol(cls) is not None]
+
+
+def test_every_part_a_role_uses_is_declared_on_its_protocol():
+    classes = role_classes()
+    assert {c.__name__ for c in classes} >= {"ActorWorker", "LearnerWorker", "ReplayShard", "ShardWorker",
+                                             "BundleWorker", "ActorLearnerWorker", "GradientWorker",
+                                             "EvaluatorWorker", "Chief", "WaitingChief"}
+    undeclared = {c.__name__: sorted(wiring_uses(c) - protocol_members(parts_protocol(c))) for c in classes}
+    assert not any(undeclared.values()), undeclared
+
+
+def test_the_check_sees_an_undeclared_part():
+    class Probe:
+        def __init__(self, wiring: workers.EvaluatorParts):
+            self.wiring = wiring
+            wiring.make_evaluator()
+            self.wiring.make_learner("cpu")
+
+    assert wiring_uses(Probe) - protocol_members(parts_protocol(Probe)) == {"make_learner"}
+
+
+CASES = [("apex", "CartPole-v1", {}), ("apex-dpg", "Pendulum-v1", {}), ("gorila", "CartPole-v1", {}),
+         ("gorila", "CartPole-v1", {"replay.mode": "global"}), ("a3c", "CartPole-v1", {"ps.store": "sharded"}),
+         ("ba3c", "CartPole-v1", {})]
+
+
+@pytest.mark.parametrize("architecture,env,overrides", CASES, ids=lambda x: str(x) if isinstance(x, str) else "")
+def test_every_wiring_has_what_its_roles_declare(architecture, env, overrides):
+    wiring = make_architecture(C.build_config(architecture, env, overrides=overrides))
+    for role in wiring.roles():
+        classes = [role.cls] + ([role.cls.apart] if getattr(role.cls, "apart", None) else [])
+        for cls in classes:
+            missing = sorted(m for m in protocol_members(parts_protocol(cls)) if not hasattr(wiring, m))
+            assert not missing, f"{architecture}'s {role.name} ({cls.__name__}) needs {missing}"
+
+
+def test_no_placement_flag_reaches_the_wirings_or_the_components():
+    found = []
+    for folder in ("architectures", "components"):
+        for path in (ROOT / folder).glob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) \
+                    else node.arg if isinstance(node, ast.arg) else None
+                if name == "remote":
+                    found.append(f"{folder}/{path.name}:{node.lineno}")
+    assert not found, found
