@@ -12,6 +12,7 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from distrl.contracts import (
     ActorLearnerParts,
     ActorParts,
     BundleParts,
+    Checkpoints,
     EvaluatorParts,
     GradientParts,
     LearnerParts,
@@ -46,6 +48,27 @@ class Deltas:
         delta = {k: now[k] - self._last.get(k, 0) for k in now}
         self._last = dict(now)
         return delta
+
+
+class RestoresItself:
+    """A stateful role started again (a restart, or --resume) begins from its part of the run's newest
+    checkpoint: `load(data)` takes it from the checkpoint, and a digest of `state()` right after is what
+    a fault test compares with the file (`restored()`)."""
+
+    restored_from: str | None = None
+    restored_digest: str | None = None
+
+    def restore_newest(self, parts: Checkpoints, load: Callable[[dict], None],
+                       state: Callable[[], dict]) -> None:
+        run_dir = parts.cfg.run_dir
+        data = parts.restore(Path(run_dir), required=False) if run_dir else None
+        if data:
+            load(data)
+            self.restored_from, self.restored_digest = data["path"], state_digest(state())
+
+    def restored(self) -> dict:
+        """The checkpoint this incarnation loaded, with a digest of its state right after loading."""
+        return {"path": self.restored_from, "digest": self.restored_digest, "pid": os.getpid()}
 
 
 class ReplayShard(ReplayTable):
@@ -109,7 +132,7 @@ class ActorWorker:
         return os.getpid()
 
 
-class LearnerWorker:
+class LearnerWorker(RestoresItself):
     """The learner of a replay-fed wiring: `run(n)` makes up to n updates (as many as fit in the transport's
     call budget), sampling as the transport does (ahead, on threads, where the replay is remote), and
     pausing while the replay cannot sample (the start, or a restarted shard refilling). It restores
@@ -122,11 +145,7 @@ class LearnerWorker:
         self.learner = wiring.make_learner(transport.learner_device())
         self.shards = links["replay"]
         self.replay = wiring.replay_client(self.shards, transport)
-        data = wiring.restore(self.run_dir, required=False)
-        if data:
-            wiring.load_learner(self.learner, data)
-        self.resumed_from = data["path"] if data else None
-        self.restored_digest = state_digest(self.learner.state_dict()) if data else None
+        self.restore_newest(wiring, lambda data: wiring.load_learner(self.learner, data), self.learner.state_dict)
         self.replay_waits = 0
         self.waiting = True
         self._prefetcher: Prefetch | None = None
@@ -207,10 +226,6 @@ class LearnerWorker:
                     pass  # a shard is restarting: this checkpoint goes without a replay set
             return str(self.wiring.save_learner(self.run_dir, self.learner, counters, returns))
 
-    def restored(self) -> dict:
-        """What this incarnation loaded, with a digest of its state right after loading."""
-        return {"path": self.resumed_from, "digest": self.restored_digest, "pid": os.getpid()}
-
     def finish(self) -> None:
         self._stop_prefetching()
 
@@ -230,26 +245,17 @@ class WaitsForShards:
         self.transport.idle(0.2)
 
 
-class ShardWorker(ParamShard):
+class ShardWorker(ParamShard, RestoresItself):
     """A parameter-server shard of a run (Gorila; A3C's sharded store). One started again (a restart,
     or --resume) begins from its slice of the run's newest checkpoint."""
 
     def __init__(self, wiring: ShardParts, index: int, links: dict | None = None, transport: Any = None):
         values, options = wiring.shard_args(index)
         super().__init__(values, **options)
-        run_dir = wiring.cfg.run_dir
-        data = wiring.restore(Path(run_dir), required=False) if run_dir else None
-        self.restored_from = data["path"] if data else None
-        if data:
-            self.load_state_dict(data["roles"]["ps"][index])
-        self.restored_digest = state_digest(self.state_dict()) if data else None
+        self.restore_newest(wiring, lambda data: self.load_state_dict(data["roles"]["ps"][index]), self.state_dict)
 
     def stats(self) -> dict[str, int]:
         return self.counters()
-
-    def restored(self) -> dict:
-        """The checkpoint this incarnation loaded its slice from, and a digest of its state then."""
-        return {"path": self.restored_from, "digest": self.restored_digest, "pid": os.getpid()}
 
     def pid(self) -> int:
         return os.getpid()
