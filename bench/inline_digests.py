@@ -35,6 +35,7 @@ CASES: dict[str, tuple[str, str, dict]] = {  # name: (architecture, env, overrid
     "a3c-gaussian": ("a3c", "Pendulum-v1", {"max_frames": 2_000, "actors": 2}),
     "ba3c": ("ba3c", DISCRETE, {"max_frames": 4_000}),
     "ba3c-async": ("ba3c", DISCRETE, {"max_frames": 4_000, "sync.mode": "async"}),
+    "dqn": ("dqn", DISCRETE, {"max_frames": 2_000, "replay.min_size": 200}),
     "apex-dpg": ("apex-dpg", CONTINUOUS, {"max_frames": 2_000, **SMALL_DPG}),
     "apex-dpg-td3": ("apex-dpg", CONTINUOUS, {"max_frames": 2_000, **SMALL_DPG, "learner.twin_critics": True,
                                               "learner.tau": 0.005, "learner.target_noise": 0.2,

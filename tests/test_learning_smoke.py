@@ -20,6 +20,8 @@ CASES = {  # architecture: (env, overrides on its small preset); gamma 0.9 for e
                           "learner.target_update": 64}),
     "a3c": (DISCRETE, {"max_frames": 10_000, "rl.gamma": 0.9, "rl.reward_scale": 1.0}),
     "ba3c": (DISCRETE, {"max_frames": 20_000, "rl.gamma": 0.9}),
+    "dqn": (DISCRETE, {"max_frames": 3_000, "replay.min_size": 200, "learner.gamma": 0.9,
+                       "actor.epsilon_steps": 1_500}),
     "apex-dpg": (CONTINUOUS, {"max_frames": 3_000, "replay.min_size": 200, "learner.gamma": 0.9,
                               "net.actor_hidden": (64, 64), "net.critic_hidden": (64, 64)}),
 }

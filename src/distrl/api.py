@@ -26,7 +26,7 @@ def train(architecture: str, env: EnvSpec, *, max_frames: int | None = None, see
           chaos: float | None = None, **unknown: Any) -> dict[str, Any]:
     """Train `architecture` on `env` to max_frames and return the run's summary (summary.json).
 
-    architecture: "apex", "apex-dpg", "gorila", "a3c" or "ba3c".
+    architecture: "apex", "apex-dpg", "gorila", "a3c", "ba3c" or "dqn".
     env: a Gymnasium id ("CartPole-v1", "ALE/Pong-v5", "MinAtar/Breakout-v1", or "my_pkg.envs:Maze-v0" for an
         env your package registers), or a function that returns a new Gymnasium env each call (a module-level
         function or a functools.partial of one: on Ray it is pickled to the workers).

@@ -11,5 +11,7 @@ def make_architecture(cfg: Any) -> Any:
     from distrl.architectures.apex import Apex
     from distrl.architectures.apex_dpg import ApexDPG
     from distrl.architectures.ba3c import BA3C
+    from distrl.architectures.dqn import DQN
     from distrl.architectures.gorila import Gorila
-    return {"apex": Apex, "gorila": Gorila, "a3c": A3C, "ba3c": BA3C, "apex-dpg": ApexDPG}[cfg.architecture](cfg)
+    return {"apex": Apex, "gorila": Gorila, "a3c": A3C, "ba3c": BA3C, "apex-dpg": ApexDPG,
+            "dqn": DQN}[cfg.architecture](cfg)

@@ -6,129 +6,26 @@ This module says what to create and how the parts connect; a runtime (inline, ra
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
-import torch
 
 from distrl.algos.q_learning import annealed_epsilon
-from distrl.architectures.base import Role, Wiring, Work
-from distrl.architectures.common import Seeds, frame_skip, probe_discrete_env, set_torch_threads, user_network
+from distrl.architectures.replay_fed import ReplayFed
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
-from distrl.components.evaluator import Evaluator
-from distrl.components.learner import DQNLearner
-from distrl.components.workers import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard
-from distrl.config import ApexConfig
-from distrl.envs import is_atari, make_env
-from distrl.nets import make_q_network
-from distrl.replay import FifoRemover, MinSize, PrioritizedSampler, RateLimiter, ReplayTable, SampleToInsertRatio
-from distrl.replay.sharded import ShardedReplay
-from distrl.replay.table import frame_fields
-
-LEARNER_CALL = 50  # updates per call of a learner on Ray at most; a slow one returns after its call budget (1 s)
+from distrl.envs import make_env
+from distrl.replay import PrioritizedSampler
 
 
-class Apex(Wiring):
+class Apex(ReplayFed):
+    """Its config is ApexConfig; the paper's values are its defaults."""
+
     architecture = "apex"
     # The paper's learning curves follow its greediest actor: the lowest-epsilon env's returns get a column.
     watched_return: str | None = "return_mean_lowest_epsilon"
-    stats_roles = ("replay",)
-    fault_gauges = ("replay_waits",)
-
-    def __init__(self, cfg: ApexConfig):
-        self.cfg = cfg
-        self.obs_shape, self.num_actions, self.spaces = probe_discrete_env(cfg, "apex")
-        user_network(cfg, self.spaces, "q")  # a user's network is checked before anything starts
-        self.atari = is_atari(cfg.env)
-        self.frame_skip = frame_skip(cfg.env)
-        set_torch_threads(cfg.torch_threads, self.obs_shape)
-        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "replay", "net"))
-
-    def make_net(self) -> torch.nn.Module:
-        torch.manual_seed(self.seeds["net"])
-        if (net := user_network(self.cfg, self.spaces, "q")) is not None:
-            return net
-        return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
-                              hidden=self.cfg.net.hidden)
-
-    def roles(self) -> list[Role]:
-        """Actors feed the replay shards and pull from the learner, which samples the shards. In one
-        process a round is inline.actor_steps steps of every actor, then `inline_updates()` batches. A
-        learner with a process of its own gives a CNN every core (Ray would give it one thread)."""
-        cfg = self.cfg
-        learner_threads = cfg.torch_threads or (0 if len(self.obs_shape) == 3 else 1)
-        return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"),
-                     Work("steps", cfg.inline.actor_steps, cfg.ray.steps_per_call), node=cfg.ray.actor_node),
-                Role("learner", 1, LearnerWorker, ("replay",), Work("updates", self.inline_updates(), LEARNER_CALL),
-                     gpus=cfg.ray.learner_gpus, threads=4, torch_threads=learner_threads),
-                Role("replay", cfg.replay.shards, ReplayShard),
-                Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
-
-    def inline_updates(self) -> float:
-        """Learner batches per round in one process: replay.samples_per_insert times the round's transitions
-        (every env of every actor, inline.actor_steps steps), in batches; one a round at ratio 0. A config.json
-        from before the one ratio keeps its fixed inline.updates_per_round."""
-        cfg = self.cfg
-        if cfg.inline.updates_per_round:
-            return cfg.inline.updates_per_round
-        if not cfg.replay.samples_per_insert:
-            return 1
-        transitions = cfg.actors * cfg.inline.actor_steps * cfg.actor.envs_per_actor
-        return cfg.replay.samples_per_insert * transitions / cfg.learner.batch_size
-
-    def replay_args(self, index: int) -> tuple:
-        """ReplayTable's arguments for shard `index`."""
-        r = self.cfg.replay
-        return (-(-r.capacity // r.shards), self.replay_sampler(), self.replay_remover(),
-                self.seeds["replay"] + index, self.compressed(), self.replay_limiter())
-
-    def compressed(self) -> tuple[str, ...]:
-        return frame_fields(self.cfg.replay.compress, self.obs_shape)
-
-    def make_replay(self) -> ReplayTable:
-        return ReplayTable(*self.replay_args(0))
-
-    def replay_client(self, shards: list, transport) -> ShardedReplay:
-        return ShardedReplay(shards, self.replay_sampler(), seed=self.seeds["replay"],
-                             call=transport.call, gather=transport.gather, limiter=self.replay_limiter())
-
-    def pacing_limiter(self) -> SampleToInsertRatio | None:
-        """Actors wait while inserts outrun the learner's samples by more than one round of Ray actor calls
-        (Reverb's SampleToInsertRatio). In one process `inline_updates()` keeps the learner within a
-        round of the actors, inside that band, so nothing waits there."""
-        cfg, spi = self.cfg, self.cfg.replay.samples_per_insert
-        if spi <= 0:
-            return None
-        slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor
-        return SampleToInsertRatio(spi, cfg.replay.min_size, error_buffer=spi * slack)
-
-    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict]) -> bool:
-        """Before learning starts, and while a restarted replay refills, nothing waits."""
-        limiter = self.pacing_limiter()
-        sent = totals.get("actors/transitions_sent", 0)
-        if role != "actors" or limiter is None or sent <= limiter.min_size_to_sample:
-            return True
-        if state.get("learner", {}).get("waiting_for_replay"):
-            return True
-        return limiter.can_insert(0, inserts=sent, samples=totals.get("learner/samples", 0), size=sent)
-
-    def gauges(self, counters: dict[str, float]) -> dict[str, float]:
-        return {"replay_waits": counters.get("learner/replay_waits", 0)}
-
-    def replay_limiter(self) -> RateLimiter:
-        """Learning starts once the replay holds replay.min_size transitions."""
-        return MinSize(self.cfg.replay.min_size)
 
     def replay_sampler(self) -> PrioritizedSampler:
         r = self.cfg.replay
         return PrioritizedSampler(r.alpha, r.beta)
-
-    def replay_remover(self) -> FifoRemover:
-        """Ape-X DQN trims the oldest data first."""
-        return FifoRemover()
-
-    def make_learner(self, device: str = "cpu") -> DQNLearner:
-        return DQNLearner(self.make_net(), self.cfg.learner, device=device)
 
     def actor_epsilons(self, index: int) -> list[float]:
         """Each env of each actor gets its own eps_i over all N * envs_per_actor envs."""
@@ -159,22 +56,3 @@ class Apex(Wiring):
                      pull_every=cfg.actor.pull_every, frame_skip=self.frame_skip, seed=seed + k,
                      watch_env=k - 1 if index == cfg.actors - 1 else None)
 
-    def make_evaluator(self, episodes: int | None = None) -> Evaluator:
-        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self.seeds["evaluator"],
-                         max_episode_frames=self.cfg.eval_max_frames)
-
-    def learner_step(self, replay: ReplayTable, learner: DQNLearner, sampled=None) -> dict[str, float]:
-        """Sample (or take a prefetched sample), train, write back priorities, trim on schedule."""
-        keys, batch, weights = sampled if sampled is not None else replay.sample(self.cfg.learner.batch_size)
-        metrics, priorities = learner.step(batch, weights)
-        replay.update_priorities(keys, priorities)
-        if learner.updates % self.cfg.replay.trim_every == 0:
-            replay.trim()
-        return metrics
-
-    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
-        """The latest checkpoint's online network, for `distrl eval`."""
-        learner = self.make_learner()
-        self.load_learner(learner, data := self.restore(run_dir))
-        return learner.latest()[0], {"checkpoint": data["path"], "updates": learner.updates}

@@ -13,8 +13,8 @@ import torch
 from gymnasium import spaces
 from torch import nn
 
-from distrl.architectures.apex import Apex
 from distrl.architectures.common import Seeds, set_torch_threads, user_network
+from distrl.architectures.replay_fed import ReplayFed
 from distrl.components.dpg_actor import NoisyActor
 from distrl.components.dpg_learner import DPGLearner
 from distrl.components.evaluator import Evaluator
@@ -33,7 +33,7 @@ def needs_continuous_actions(env_id: str, space: str) -> ConfigError:
                        "Pendulum-v1 or HalfCheetah-v5, or `distrl train apex` for discrete actions")
 
 
-class ApexDPG(Apex):
+class ApexDPG(ReplayFed):
     architecture = "apex-dpg"
     watched_return = None  # one noise scale for every actor: no greediest one to follow
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ class DQNLearner:
         loss, td, q = self._loss(batch, weights)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        grad_norm = nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.grad_clip)
+        grad_norm = nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.grad_clip or math.inf)
         self.optimizer.step()
         self.updates += 1
         self.samples += len(td)
@@ -58,7 +59,7 @@ class DQNLearner:
         loss, td, _ = self._loss(batch, weights)
         self.online.zero_grad(set_to_none=False)
         loss.backward()
-        nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.grad_clip)
+        nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.grad_clip or math.inf)
         self.samples += len(td)
         flat = torch.cat([p.grad.reshape(-1) for p in self.online.parameters()])
         return flat.cpu().numpy(), loss.item(), td.abs().cpu().numpy()
