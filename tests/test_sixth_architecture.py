@@ -1,25 +1,35 @@
-"""A new architecture is one wiring: plain DQN (one actor, a uniform replay, one learner) run by the one driver in
-this process and on Ray unchanged."""
+"""A new architecture is one wiring and its config, registered by name: a toy plain DQN (one actor, a
+uniform replay, one learner) written on the base Wiring and the shared roles, with its own config,
+trained by `distrl.train` in this process and on Ray unchanged."""
 
 import sys
+from dataclasses import dataclass, field
 
 import pytest
 import torch
 
-from distrl import config as C
+import distrl
+from distrl.architectures import register_architecture
 from distrl.architectures.base import Role, Wiring, Work
 from distrl.architectures.common import probe_discrete_env
 from distrl.components.actor import Actor
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
-from distrl.components.monitor import Monitor
 from distrl.components.workers import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard
+from distrl.config import DQNLearnerConfig, DQNNetConfig, DQNReplayConfig, RayConfig, RunConfig
 from distrl.envs import make_env
 from distrl.nets import make_q_network
 from distrl.replay import FifoRemover, MinSize, UniformSampler
 from distrl.replay.sharded import ShardedReplay
-from distrl.runtime.driver import drive
-from distrl.runtime.inline import InlinePlacement
+
+
+@dataclass
+class PlainConfig(RunConfig):
+    architecture: str = "plain-dqn"
+    learner: DQNLearnerConfig = field(default_factory=DQNLearnerConfig)
+    replay: DQNReplayConfig = field(default_factory=DQNReplayConfig)
+    net: DQNNetConfig = field(default_factory=DQNNetConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
 
 
 class PlainDQN(Wiring):
@@ -58,28 +68,36 @@ class PlainDQN(Wiring):
     def learner_step(self, replay, learner, sampled):  # sampled: (keys, batch, weights); uniform: no priorities
         return learner.step(*sampled[1:])[0]
 
-    def make_evaluator(self):
-        return Evaluator(self.cfg.env, self.make_net(), episodes=2, epsilon=0.0, seed=1)
+    def make_evaluator(self, episodes=None):
+        return Evaluator(self.cfg.env, self.make_net(), episodes=episodes or 2, epsilon=0.0, seed=1)
+
+
+register_architecture("plain-dqn", PlainDQN, PlainConfig, {"plain-dqn-small": ("a test's values", {
+    "max_frames": 1000, "checkpoint_every": 100, "eval_episodes": 2, "learner.batch_size": 64})})
 
 
 @pytest.mark.parametrize("placement", ["inline", "ray"])
 def test_a_sixth_architecture_runs_on_both_placements(tmp_path, placement, capfd):
-    cfg = C.build_config("apex", "CartPole-v1", overrides={"max_frames": 1000, "checkpoint_every": 100,
-                                                           "learner.n_step": 1, "run_dir": str(tmp_path)})
-    monitor = Monitor(tmp_path, live=False, tensorboard=False)
+    if placement == "ray":
+        ray = pytest.importorskip("ray")
+        ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray's workers cannot import tests/
+    out = distrl.train("plain-dqn", "CartPole-v1", runtime=placement, run_dir=tmp_path / "run")
+    assert out["preset"] == "plain-dqn-small" and out["architecture"] == "plain-dqn"
     if placement == "inline":
-        out = drive(PlainDQN(cfg), InlinePlacement(), tmp_path, monitor)
         assert out["updates"] == 250 - 50  # rounds of 4 frames; a transition waits a step for q(s'): 200 from round 51
     else:
-        ray = pytest.importorskip("ray")
-        from distrl.runtime.ray.placement import ray_placement
-        ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray's workers cannot import tests/
-        with ray_placement("", 4) as ray_place:
-            out = drive(PlainDQN(cfg), ray_place, tmp_path, monitor)
         assert out["updates"] > 0
         # Roles link by name: no actor handle is a constructor argument, which Ray could not restart
         # with once the object store lost it (ray-project/ray#53727); Ray warns of each such actor.
         assert "constructor arguments in the object store" not in capfd.readouterr().err
-    monitor.close()
-    assert out["frames"] >= 1000 and out["evaluation"]["episodes"] == 2 and out["replay_size"] >= 990
-    assert sorted((tmp_path / "checkpoints").glob("ckpt-*.pt"))[-1].name == f"ckpt-{out['updates']:010d}.pt"
+    assert out["frames"] >= 1000 and out["eval_episodes"] == 2
+    checkpoints = sorted((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
+    assert checkpoints[-1].name == f"ckpt-{out['updates']:010d}.pt"
+
+
+def test_a_name_taken_by_other_classes_is_refused():
+    before = dict(distrl.config.PRESETS)
+    register_architecture("plain-dqn", PlainDQN, PlainConfig)  # the same classes again: nothing changes
+    assert distrl.config.PRESETS == before
+    with pytest.raises(distrl.ConfigError, match="'apex' is already registered to other classes"):
+        register_architecture("apex", PlainDQN, PlainConfig)

@@ -260,7 +260,7 @@ def validate(cfg: RunConfig) -> None:
         sizes = getattr(c.net, name, (1,))
         _check(len(sizes) >= 1 and min(sizes) >= 1, f"net.{name}", sizes,
                "comma-separated layer sizes >= 1, e.g. 128,128")
-    if c.architecture in ("apex", "apex-dpg"):
+    if c.architecture in ("apex", "apex-dpg", "dqn"):
         _validate_ray(c.ray)
     if c.architecture == "gorila":
         from distrl.params.param_server import OPTIMIZERS

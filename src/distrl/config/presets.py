@@ -259,7 +259,17 @@ PAPER_SCALE_ACTORS = 32  # from this many actors a continuous-control run gets t
 def choose_preset(architecture: str, env_id: str, algo: str = "", actors: int | None = None) -> tuple[str, str]:
     """The preset a run gets when none is named, and why (the first line `distrl train` prints): the
     paper's values on Atari, MinAtar's on MinAtar, small ones elsewhere, and for Ape-X DPG the scale
-    of the run (its actor count: the paper's values need 64 actors and many millions of frames)."""
+    of the run (its actor count: the paper's values need 64 actors and many millions of frames). An
+    architecture registered without those presets gets its first."""
+    name, why = _by_env(architecture, env_id, algo, actors)
+    if name not in PRESETS:
+        own = [p for p, (arch, _, _) in PRESETS.items() if arch == architecture]
+        if own:
+            return own[0], "the first preset registered with it"
+    return name, why
+
+
+def _by_env(architecture: str, env_id: str, algo: str, actors: int | None) -> tuple[str, str]:
     from distrl.envs import continuous_actions, is_atari, is_minatar
     q_method = architecture == "a3c" and algo in ("nstep_q", "onestep_q", "sarsa")
     if is_minatar(env_id) and architecture != "apex-dpg":
