@@ -1,0 +1,128 @@
+"""The Ape-X learner's data path on Atari frames (issue 34), without a GPU: samples/s from K replay
+shards to a batch of 512 on the learner's device, and where the time goes.
+
+    python bench/learner_path.py                       # K = 1 and 4, zlib and raw frames, 20 s each
+    python bench/learner_path.py --shards 4 --seconds 60 --device cuda
+
+The replay holds real Pong-v5 transitions (distrl's DQN preprocessing, random play: stacks of 4
+84x84 frames, obs and next_obs, as Ape-X's actors send them). Each row runs what the learner's sample
+thread and step do with the data, in this process, one after another: a prioritized sample of 512
+from the shards (ShardedReplay: a multinomial over shards, each table's sample, the parts joined),
+the batch to the device (torch.as_tensor, then .to(device)), and the priority write-back. The shards
+are local tables, so the figures are the host-side work alone, without Ray's transfers; a change to
+the data path shows here as a ratio against the baseline row of the same run (zlib, the shards of
+apex-atari-fast). Asserts nothing; prints figures and ratios, and writes
+bench/results/learner-path-<host>.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import socket
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from distrl.envs import make_env
+from distrl.replay import PrioritizedSampler, ReplayTable
+from distrl.replay.sharded import ShardedReplay
+
+ROOT = Path(__file__).resolve().parent.parent
+BATCH = 512
+FRAMES = ("obs", "next_obs")
+
+
+def pong_transitions(n: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """n transitions of random play, as an Ape-X actor's batches hold them."""
+    env = make_env("ALE/Pong-v5", "train", seed=seed)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    out = {"obs": np.empty((n, *obs.shape), np.uint8), "next_obs": np.empty((n, *obs.shape), np.uint8),
+           "action": np.empty(n, np.int64), "reward": np.empty(n, np.float32), "discount": np.empty(n, np.float32)}
+    for i in range(n):
+        action = int(rng.integers(env.action_space.n))
+        next_obs, reward, terminated, truncated, _ = env.step(action)
+        out["obs"][i], out["next_obs"][i], out["action"][i] = obs, next_obs, action
+        out["reward"][i], out["discount"][i] = reward, 0.0 if terminated else 0.99
+        obs = env.reset()[0] if terminated or truncated else next_obs
+    env.close()
+    return out
+
+
+def fill(data: dict[str, np.ndarray], shards: int, compress: bool) -> ShardedReplay:
+    n = len(data["action"])
+    tables = [ReplayTable(n, PrioritizedSampler(0.6, 0.4), seed=i, compress=FRAMES if compress else ())
+              for i in range(shards)]
+    client = ShardedReplay(tables, PrioritizedSampler(0.6, 0.4), seed=0)
+    rng = np.random.default_rng(1)
+    for start in range(0, n, 50):  # the actors' flushes of 50, round-robin over the shards
+        part = {k: v[start:start + 50] for k, v in data.items()}
+        client.add(part, rng.uniform(0.1, 2.0, len(part["action"])))
+    return client
+
+
+def measure(client: ShardedReplay, seconds: float, device: torch.device) -> dict:
+    stages = {"sample": 0.0, "to_device": 0.0, "priorities": 0.0}
+    batches, rng, start = 0, np.random.default_rng(2), time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        t0 = time.perf_counter()
+        keys, batch, weights = client.sample(BATCH)
+        t1 = time.perf_counter()
+        tensors = [torch.as_tensor(batch[k]).to(device, non_blocking=True) for k in FRAMES]
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        t2 = time.perf_counter()
+        client.update_priorities(keys, rng.uniform(0.1, 2.0, BATCH))
+        t3 = time.perf_counter()
+        stages["sample"] += t1 - t0
+        stages["to_device"] += t2 - t1
+        stages["priorities"] += t3 - t2
+        batches += 1
+        del tensors
+    wall = time.perf_counter() - start
+    return {"batches_per_s": batches / wall, "samples_per_s": batches * BATCH / wall,
+            **{f"{k}_ms": 1000 * v / batches for k, v in stages.items()}}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--transitions", type=int, default=20_000)
+    p.add_argument("--shards", default="1,4")
+    p.add_argument("--seconds", type=float, default=20.0)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / f"learner-path-{socket.gethostname()}.json")
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    device = torch.device(args.device)
+    t = time.perf_counter()
+    data = pong_transitions(args.transitions)
+    print(f"{args.transitions:,} Pong transitions in {time.perf_counter() - t:.0f} s; batch {BATCH}, {args.seconds:.0f} s "
+          f"a row, device {device}", flush=True)
+    rows = []
+    for compress in (True, False):
+        for shards in map(int, args.shards.split(",")):
+            client = fill(data, shards, compress)
+            row = {"frames": "zlib" if compress else "raw", "shards": shards, **measure(client, args.seconds, device)}
+            rows.append(row)
+            print(f"{row['frames']:>4} K={shards}: {row['samples_per_s']:9,.0f} samples/s ({row['batches_per_s']:.1f} "
+                  f"batches/s): sample {row['sample_ms']:.1f} ms, to device {row['to_device_ms']:.1f} ms, priorities "
+                  f"{row['priorities_ms']:.1f} ms", flush=True)
+    base = next(r for r in rows if r["frames"] == "zlib" and r["shards"] == max(map(int, args.shards.split(","))))
+    print(f"\n| frames | shards | samples/s | x baseline (zlib, K={base['shards']}) | sample ms | to device ms | "
+          "priorities ms |\n|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['frames']} | {r['shards']} | {r['samples_per_s']:,.0f} | {r['samples_per_s'] / base['samples_per_s']:.2f} "
+              f"| {r['sample_ms']:.1f} | {r['to_device_ms']:.1f} | {r['priorities_ms']:.1f} |")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "device": str(device),
+                                    "python": platform.python_version(), "torch": torch.__version__,
+                                    "transitions": args.transitions, "batch": BATCH, "seconds": args.seconds,
+                                    "rows": rows}, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
