@@ -45,6 +45,8 @@ VARIANTS: dict[str, dict] = {
     "start-1000": {"replay.min_size": 1000},
     "twin": {"learner.twin_critics": True},
     "obs-norm": {"net.obs_norm": True},
+    # the two changes that mattered alone (seed 1, 10 minutes), together
+    "lr-1e-3-relu": {"learner.lr": 1e-3, "net.activation": "relu"},
     "td3-rule": {"learner.tau": 0.005, "learner.twin_critics": True, "learner.target_noise": 0.2,
                  "learner.policy_delay": 2, "actor.sigma": 0.1, "net.activation": "relu", "learner.lr": 1e-3,
                  "learner.n_step": 1, "replay.sampling": "uniform", "learner.actor_grad_clip": 0.0},
