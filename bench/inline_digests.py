@@ -60,12 +60,17 @@ def run_case(name: str) -> dict:
 
 
 def compare(a: Path, b: Path) -> None:
+    """A case is identical when every figure of `a` is in `b` unchanged; counters `b` adds are named."""
     ra, rb = json.loads(a.read_text()), json.loads(b.read_text())
     print(f"| case | {ra['commit']} | {rb['commit']} |\n|---|---|---|")
     for name in ra["cases"]:
-        x, y = ra["cases"][name], rb["cases"].get(name)
-        same = "identical" if x == y else "DIFFERS: " + ", ".join(k for k in x if y is None or x[k] != y.get(k))
-        print(f"| {name} | {x['roles_digest'][:12]} | {same} |")
+        x, y = ra["cases"][name], rb["cases"].get(name) or {}
+        differ = [k for k in x if k != "counters" and x[k] != y.get(k)]
+        counters = y.get("counters", {})
+        differ += [f"counters[{k}]" for k in x["counters"] if x["counters"][k] != counters.get(k)]
+        added = sorted(set(counters) - set(x["counters"]))
+        same = "DIFFERS: " + ", ".join(differ) if differ else "identical"
+        print(f"| {name} | {x['roles_digest'][:12]} | {same}{' (new counters: ' + ', '.join(added) + ')' if added else ''} |")
 
 
 def main() -> None:

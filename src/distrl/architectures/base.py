@@ -3,6 +3,7 @@ protocol that are its paper's own. Nothing here says where a role runs."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ import torch
 
 from distrl.architectures.common import Saveable, save_shards
 from distrl.params.param_server import ShardedParameterServer
+from distrl.replay import RateLimiter
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,41 @@ class Role:
         return self.fault or f"{self.name.removesuffix('s')}_restarts"
 
 
+@dataclass(frozen=True)
+class Pacing:
+    """One replay ratio on every placement: the driver asks it before each call of the inserting and the
+    sampling role. Inserts are the inserter's agent steps (each makes a transition), samples the
+    sampler's, with the batches it had to skip while its replay could not sample (so a learner that
+    waited for the replay start does not catch up in one burst). `limiter` (Reverb's
+    SampleToInsertRatio) holds the inserter while inserts outrun samples by more than its band; the
+    sampler's call takes whole batches up to samples_per_insert per insert so far, so in one process a
+    round of k inserts allows exactly samples_per_insert * k samples, fractions carried to the next
+    round. With `paces_sampler` off the sampler's calls keep their Work's size (an old config's fixed
+    inline rounds)."""
+
+    limiter: RateLimiter
+    batch: int
+    inserter: str = "actors"
+    sampler: str = "learner"
+    paces_sampler: bool = True
+
+    def counts(self, totals: dict[str, float]) -> tuple[float, float]:
+        skipped = totals.get(f"{self.sampler}/skipped_updates", 0) * self.batch
+        return totals.get(f"{self.inserter}/steps", 0), totals.get(f"{self.sampler}/samples", 0) + skipped
+
+    def may_insert(self, totals: dict[str, float], state: dict[str, dict]) -> bool:
+        """Before learning starts, and while a restarted replay refills, nothing waits."""
+        inserts, samples = self.counts(totals)
+        if inserts <= self.limiter.min_size_to_sample or state.get(self.sampler, {}).get("waiting_for_replay"):
+            return True
+        return self.limiter.can_insert(0, inserts=inserts, samples=samples, size=inserts)
+
+    def batches(self, totals: dict[str, float]) -> int:
+        """Whole batches the sampler may take now."""
+        inserts, samples = self.counts(totals)
+        return max(0, math.floor((inserts * self.limiter.samples_per_insert - samples) / self.batch + 1e-9))
+
+
 class Wiring(Saveable):
     """A wiring's side of the driver's loop; the defaults fit a role that needs nothing more."""
 
@@ -96,8 +133,12 @@ class Wiring(Saveable):
         go of workers waiting for a round no more pushes will close)."""
 
     def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict]) -> bool:
-        """Whether the driver may start the next call of `role` now (a rate limiter's say)."""
+        """Whether the driver may start the next call of `role` now, besides the pacing's say."""
         return True
+
+    def pacing(self) -> Pacing | None:
+        """The replay ratio the driver holds on every placement; None: none."""
+        return None
 
     def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
                    returns: list[float]) -> str:

@@ -6,11 +6,12 @@ This module says what to create and how the parts connect; a placement says wher
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import torch
 
-from distrl.architectures.base import Role, Wiring, Work
+from distrl.architectures.base import Pacing, Role, Wiring, Work
 from distrl.architectures.common import Seeds, frame_skip, probe_discrete_env, set_torch_threads, user_network
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
@@ -58,13 +59,16 @@ class ReplayFed(Wiring):
 
     def roles(self) -> list[Role]:
         """Actors feed the replay shards and pull from the learner, which samples the shards. In one
-        process a round is inline.actor_steps steps of every actor, then `inline_updates()` batches. A
-        learner with a process of its own gives a CNN every core (Ray would give it one thread)."""
+        process a round is inline.actor_steps steps of every actor, then the learner's batches: as many as
+        the pacing allows (`inline_updates()` a round), or one a round without a ratio. A learner with a
+        process of its own gives a CNN every core (Ray would give it one thread)."""
         cfg = self.cfg
         learner_threads = cfg.torch_threads or (0 if len(self.obs_shape) == 3 else 1)
+        paced = (pacing := self.pacing()) is not None and pacing.paces_sampler
         return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"),
                      Work("steps", cfg.inline.actor_steps, cfg.ray.steps_per_call), node=cfg.ray.actor_node),
-                Role("learner", 1, LearnerWorker, ("replay",), Work("updates", self.inline_updates(), LEARNER_CALL),
+                Role("learner", 1, LearnerWorker, ("replay",),
+                     Work("updates", math.inf if paced else self.inline_updates(), LEARNER_CALL),
                      gpus=cfg.ray.learner_gpus, threads=4, torch_threads=learner_threads),
                 Role("replay", cfg.replay.shards, ReplayShard),
                 Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
@@ -97,25 +101,17 @@ class ReplayFed(Wiring):
         return ShardedReplay(shards, self.replay_sampler(), seed=self.seeds["replay"],
                              call=transport.call, gather=transport.gather, limiter=self.replay_limiter())
 
-    def pacing_limiter(self) -> SampleToInsertRatio | None:
-        """Actors wait while inserts outrun the learner's samples by more than one round of Ray actor calls
-        (Reverb's SampleToInsertRatio). In one process `inline_updates()` keeps the learner within a
-        round of the actors, inside that band, so nothing waits there."""
+    def pacing(self) -> Pacing | None:
+        """replay.samples_per_insert held on both placements: actors wait while their inserts outrun the
+        learner's samples by more than one round of Ray actor calls (Reverb's SampleToInsertRatio), and
+        the learner takes what the ratio allows. A config.json from before the one ratio keeps its fixed
+        inline rounds (inline.updates_per_round)."""
         cfg, spi = self.cfg, self.cfg.replay.samples_per_insert
         if spi <= 0:
             return None
         slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor
-        return SampleToInsertRatio(spi, cfg.replay.min_size, error_buffer=spi * slack)
-
-    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict]) -> bool:
-        """Before learning starts, and while a restarted replay refills, nothing waits."""
-        limiter = self.pacing_limiter()
-        sent = totals.get("actors/transitions_sent", 0)
-        if role != "actors" or limiter is None or sent <= limiter.min_size_to_sample:
-            return True
-        if state.get("learner", {}).get("waiting_for_replay"):
-            return True
-        return limiter.can_insert(0, inserts=sent, samples=totals.get("learner/samples", 0), size=sent)
+        return Pacing(SampleToInsertRatio(spi, cfg.replay.min_size, error_buffer=spi * slack), cfg.learner.batch_size,
+                      paces_sampler=not cfg.inline.updates_per_round)
 
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         return {"replay_waits": counters.get("learner/replay_waits", 0)}

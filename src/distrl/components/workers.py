@@ -8,7 +8,6 @@ where it runs apart from them (contracts.Transport)."""
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 import time
@@ -145,11 +144,12 @@ class LearnerWorker(RestoresItself):
         self.learner = wiring.make_learner(transport.learner_device())
         self.shards = links["replay"]
         self.replay = wiring.replay_client(self.shards, transport)
-        self.restore_newest(wiring, lambda data: wiring.load_learner(self.learner, data), self.learner.state_dict)
+        self.restore_newest(wiring, lambda data: wiring.load_learner(self.learner, data),
+                            lambda: self.learner.state_dict())
         self.replay_waits = 0
+        self.skipped_updates = 0  # asked for while the replay could not sample: not made up later
         self.waiting = True
         self._prefetcher: Prefetch | None = None
-        self._carry = 0.0
         self._lock = threading.Lock()
         self._deltas = Deltas(self.counters())
         self.published = transport.publisher(self.learner.latest, self.cfg.ray.publish_every)
@@ -167,15 +167,11 @@ class LearnerWorker(RestoresItself):
         return self.published.get()
 
     def counters(self) -> dict[str, float]:
-        return {**self.learner.counters(), "replay_waits": self.replay_waits}
+        return {**self.learner.counters(), "replay_waits": self.replay_waits, "skipped_updates": self.skipped_updates}
 
-    def run(self, n: float) -> Report:
-        """n updates; a fractional n (the inline replay ratio) carries its fraction to the next call."""
-        self._carry += n
-        whole = math.floor(self._carry + 1e-9)
-        self._carry -= whole
+    def run(self, n: int) -> Report:
         with self._lock:
-            self._train(whole)
+            self._train(int(n))
         return Report(self._deltas(self.counters()), state={"waiting_for_replay": int(self.waiting)})
 
     def _train(self, n: int) -> None:
@@ -186,6 +182,7 @@ class LearnerWorker(RestoresItself):
             except t.lost:
                 ready = False  # a shard is restarting
             if not ready:
+                self.skipped_updates += n
                 t.idle(0.2)
                 return
             self.waiting = False

@@ -60,6 +60,7 @@ class Driver:
         self.wiring, self.placement, self.transport = wiring, placement, placement.transport
         self.cfg, self.run_dir, self.monitor, self.hook = wiring.cfg, run_dir, monitor, hook
         self.roles = wiring.roles()
+        self.pacing = wiring.pacing()
         self.handles: dict[str, list] = {}
         self.totals: dict[str, float] = {}
         self.state: dict[str, dict] = {}  # each role's latest reported gauges
@@ -115,11 +116,15 @@ class Driver:
         self.last_log = time.perf_counter()
         while self.frames() < self.cfg.max_frames:
             for role, i in list(free):
-                if self.wiring.may_call(role.name, self.totals, self.state):
+                if (n := self._call_size(role)) is not None:
                     args = self.wiring.call_args(role.name, self.frames())
-                    n = getattr(role.work, self.placement.name)  # this placement's size of a call
-                    pending[self.transport.call(self.handles[role.name][i], "run", n, *args)] = (role, i)
+                    call = self.transport.call(self.handles[role.name][i], "run", n, *args)
+                    pending[call] = (role, i)
                     free.remove((role, i))
+                    if self.pacing is not None and role.name == self.pacing.inserter \
+                            and self.transport.wait([call], timeout=0):
+                        free.append(pending.pop(call))  # done at once (inline): the learner's size counts its inserts
+                        self._add(role, i, call)
             for call in self.transport.wait(list(pending), timeout=0.5) if pending else []:
                 free.append(pending.pop(call))
                 self._add(*free[-1], call)
@@ -128,6 +133,20 @@ class Driver:
             free.sort(key=called.index)
             self._tick()
         self.pending = pending
+
+    def _call_size(self, role: Role) -> float | None:
+        """How much the next call of `role` may do (its Work on this placement, within the pacing), or
+        None: not now."""
+        if not self.wiring.may_call(role.name, self.totals, self.state):
+            return None
+        n = getattr(role.work, self.placement.name)
+        pacing = self.pacing
+        if pacing is not None and role.name == pacing.inserter and not pacing.may_insert(self.totals, self.state):
+            return None
+        if pacing is not None and role.name == pacing.sampler and pacing.paces_sampler:
+            n = min(n, pacing.batches(self.totals))
+            return n if n >= 1 else None
+        return n
 
     def _finish(self) -> dict[str, Any]:
         self.wiring.stopping(self.handles, self.transport)
