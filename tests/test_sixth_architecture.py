@@ -2,8 +2,11 @@
 uniform replay, one learner) written on the base Wiring and the shared roles, with its own config,
 trained by `distrl.train` in this process and on Ray unchanged."""
 
+import json
+import subprocess
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 import torch
@@ -101,3 +104,20 @@ def test_a_name_taken_by_other_classes_is_refused():
     assert distrl.config.PRESETS == before
     with pytest.raises(distrl.ConfigError, match="'apex' is already registered to other classes"):
         register_architecture("apex", PlainDQN, PlainConfig)
+
+
+def test_the_cli_trains_and_resumes_it_by_module_and_name(tmp_path):
+    """`distrl train module:name` imports the module that registers the architecture; config.json keeps the
+    module, so --resume imports it again."""
+    root = Path(__file__).resolve().parents[1]
+    run = tmp_path / "run"
+    base = [sys.executable, "-m", "distrl", "train", "tests.test_sixth_architecture:plain-dqn", "--quiet"]
+    first = subprocess.run([*base, "--env", "CartPole-v1", "--run-dir", str(run)], cwd=root, capture_output=True,
+                           text=True, timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert json.loads((run / "config.json").read_text())["architecture_module"] == "tests.test_sixth_architecture"
+    again = subprocess.run([*base, "--resume", str(run), "--max-frames", "1400"], cwd=root, capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["architecture"] == "plain-dqn" and summary["frames"] >= 1400

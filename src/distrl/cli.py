@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"distrl {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     train = sub.add_parser("train", help="train an agent")
-    train.add_argument("architecture", help=f"one of: {', '.join(C.ARCHITECTURES)}")
+    train.add_argument("architecture", help=f"one of: {', '.join(C.ARCHITECTURES)}, or module:name for one that "
+                                            "module registers")
     train.add_argument("--env", help="Gymnasium id, e.g. CartPole-v1 or ALE/Pong-v5")
     train.add_argument("--preset", help="named hyperparameters (see `distrl presets`); default by env")
     train.add_argument("--runtime", help="inline (one process) or ray")
@@ -67,7 +68,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     live = False if args.quiet else None
     if args.resume:
         saved = load_run_config(Path(args.resume)).architecture
-        if args.architecture != saved:
+        if args.architecture.rpartition(":")[2] != saved:
             raise DistrlError(f"{args.resume} holds an {saved!r} run, not {args.architecture!r}: "
                               f"use `distrl train {saved} --resume {args.resume}`")
         overrides = dict(args.overrides)

@@ -70,6 +70,8 @@ def _not_a_run(run_dir: Path) -> str | None:
         data = json.loads(path.read_text())
     except (OSError, ValueError):  # ValueError: not UTF-8 or not JSON
         return "its config.json is not one distrl wrote"
+    if isinstance(data, dict) and isinstance(data.get("architecture_module"), str) and data["architecture_module"]:
+        C.resolve_architecture(f"{data['architecture_module']}:{data.get('architecture')}")  # registers it
     if not (isinstance(data, dict) and data.get("architecture") in C.ARCHITECTURES
             and isinstance(data.get("env"), str)):
         return "its config.json is not one distrl wrote"

@@ -7,6 +7,7 @@ value is parsed by the leaf's declared type, so every key and value is checked o
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import ipaddress
 import json
 import sys
@@ -80,18 +81,34 @@ __all__ = ["RENAMED", "RUNTIMES", "ActorConfig", "ReplayConfig", "LearnerConfig"
            "BA3CAdamConfig", "BA3CSyncConfig", "BA3CPSConfig", "BA3CNetConfig", "BA3CRayConfig", "BA3CConfig",
            "DQNActorConfig", "DQNReplayConfig", "DQNLearnerConfig", "DQNNetConfig", "DQNInlineConfig", "DQNConfig",
            "ARCHITECTURES", "EVAL_PROTOCOLS", "PRESETS", "PAPER_SCALE_ACTORS", "choose_preset", "default_preset",
-           "learning_start_frames", "describe_preset", "build_config", "LR_SAMPLES", "leaf_keys", "set_value",
+           "learning_start_frames", "describe_preset", "build_config", "resolve_architecture", "LR_SAMPLES", "leaf_keys", "set_value",
            "parse_value", "validate", "to_dict", "from_dict", "dumps"]
 
 # ---------------------------------------------------------------- building and validation
 
+def resolve_architecture(name: str) -> tuple[str, str]:
+    """("module", "arch") for "module:arch", after importing the module (which registers arch, see
+    distrl.architectures.register_architecture); ("", name) for a plain name."""
+    module, sep, short = name.rpartition(":")
+    if not sep:
+        return "", name
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(f"cannot import {module!r} for architecture {short!r} ({exc}): give an importable "
+                          "module that calls register_architecture, or a built-in architecture") from None
+    return module, short
+
+
 def build_config(architecture: str, env: str, preset: str | None = None,
                  overrides: dict[str, Any] | None = None) -> Any:
-    """Defaults, then the preset, then explicit overrides (already typed or strings), then checks."""
+    """Defaults, then the preset, then explicit overrides (already typed or strings), then checks.
+    `architecture` may be "module:name": the module is imported first (it registers name)."""
+    module, architecture = resolve_architecture(architecture)
     if architecture not in ARCHITECTURES:
         raise ConfigError(f"unknown architecture {architecture!r}: choose one of {', '.join(ARCHITECTURES)}")
     cfg = ARCHITECTURES[architecture]()
-    cfg.env = env
+    cfg.env, cfg.architecture_module = env, module
     overrides = overrides or {}
     actors = parse_value("actors", int, overrides["actors"]) if "actors" in overrides else None
     preset = preset or default_preset(architecture, env, str(overrides.get("algo", "")), actors)
@@ -285,6 +302,8 @@ def to_dict(cfg: Any) -> dict[str, Any]:
 
 def from_dict(data: dict[str, Any]) -> Any:
     """Rebuild a config saved as config.json (for --resume), checking every key again."""
+    if isinstance(data, dict) and data.get("architecture_module"):
+        resolve_architecture(f"{data['architecture_module']}:{data.get('architecture')}")
     if not isinstance(data, dict) or data.get("architecture") not in ARCHITECTURES:
         raise ConfigError("config.json does not hold a distrl config: the run directory is not a distrl run")
     cfg = ARCHITECTURES[data["architecture"]]()

@@ -113,6 +113,7 @@ class RayConfig:
 class RunConfig:
     """What every architecture's run has: the env, the scale, the runtime, the bookkeeping."""
     architecture: str = ""
+    architecture_module: str = ""    # the module that registers a non-built-in architecture (imported again on --resume)
     env: str = "ALE/Pong-v5"
     preset: str = ""
     runtime: str = "inline"
