@@ -19,10 +19,10 @@ from distrl.replay import RateLimiter
 
 @dataclass(frozen=True)
 class Work:
-    """What a called role's `run(n, ...)` counts (`unit`: steps, updates, rounds, gradients) and the n the
-    driver asks per call on each placement (the placement's `name`): inline, one round of the paper's
-    processes serialised (a learner's may be fractional, the inline replay ratio: it carries the
-    fraction); ray, enough work to amortise a round trip."""
+    """What a called role's `run(n, ...)` counts (`unit`: steps, updates, rounds, gradients) and the most n
+    the driver asks per call on each placement (the placement's `name`): inline, one round of the
+    paper's processes serialised; ray, enough work to amortise a round trip. A paced learner's calls are
+    cut to what the wiring's Pacing allows (inline: math.inf, the pacing alone)."""
 
     unit: str
     inline: float
