@@ -98,3 +98,21 @@ def test_no_placement_flag_reaches_the_wirings_or_the_components():
                 if name == "remote":
                     found.append(f"{folder}/{path.name}:{node.lineno}")
     assert not found, found
+
+
+def test_the_pacing_grants_whole_batches_of_the_ratio_and_holds_actors_in_its_band():
+    from distrl.architectures.base import Pacing
+    from distrl.replay import SampleToInsertRatio
+    pacing = Pacing(SampleToInsertRatio(3.0, 100, error_buffer=30.0), batch=64)
+    # 3 samples per insert, batches of 64: 8 inserts allow 24 samples (no batch), 24 allow 72 (one)
+    assert pacing.batches({"actors/steps": 8}) == 0
+    assert pacing.batches({"actors/steps": 24}) == 1
+    assert pacing.batches({"actors/steps": 24, "learner/samples": 64}) == 0  # 72 - 64: the 8 carry on
+    assert pacing.batches({"actors/steps": 48, "learner/samples": 64}) == 1  # 144 - 64 = 80
+    assert pacing.batches({"actors/steps": 48, "learner/skipped_updates": 2}) == 0  # skipped batches count as taken
+    # actors: free up to min_size and while the learner waits; then (inserts) * 3 - samples <= 300 + 30
+    assert pacing.may_insert({"actors/steps": 100}, {})
+    assert not pacing.may_insert({"actors/steps": 200}, {})  # 600 - 0 > 330
+    assert pacing.may_insert({"actors/steps": 200}, {"learner": {"waiting_for_replay": 1}})
+    assert pacing.may_insert({"actors/steps": 200, "learner/samples": 270}, {})  # 600 - 270 = 330
+    assert not pacing.may_insert({"actors/steps": 200, "learner/samples": 269}, {})
