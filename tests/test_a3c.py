@@ -52,8 +52,8 @@ def test_worker_push_moves_the_shared_parameters_and_the_peer_sees_them(tmp_path
     arch = A3C(small_cfg(tmp_path))
     owner = arch.create_shared_store()
     try:
-        a = arch.make_worker(0, SharedMemoryParams.attach(owner.spec()))
-        b = arch.make_worker(1, SharedMemoryParams.attach(owner.spec()))
+        a = arch.make_actor_learner(0, SharedMemoryParams.attach(owner.spec()))
+        b = arch.make_actor_learner(1, SharedMemoryParams.attach(owner.spec()))
         before = owner.pull()[0]
         a.run(5, 0)
         after = owner.pull()[0]
@@ -68,7 +68,7 @@ def test_worker_push_moves_the_shared_parameters_and_the_peer_sees_them(tmp_path
 def test_q_worker_refreshes_its_target_on_global_frames(tmp_path):
     arch = A3C(small_cfg(tmp_path, algo="onestep_q", **{"rl.target_update": 1000}))
     store = ShardedParameterServer([arch.make_shard(0)])
-    w = arch.make_worker(0, store)
+    w = arch.make_actor_learner(0, store)
     w.run(5, 0)  # period 0: the target is the initial copy
     first = [p.clone() for p in w.target.parameters()]
     w.run(5, 500)  # still period 0: unchanged though the online net moved
@@ -81,7 +81,7 @@ def test_workers_draw_their_final_epsilons_and_anneal_on_global_frames(tmp_path)
     arch = A3C(small_cfg(tmp_path, algo="nstep_q", actors=200))
     values, counts = np.unique(arch.final_epsilons, return_counts=True)
     assert set(values) <= {0.01, 0.1, 0.5}
-    w = arch.make_worker(0, ShardedParameterServer([arch.make_shard(0)]))
+    w = arch.make_actor_learner(0, ShardedParameterServer([arch.make_shard(0)]))
     w._global = 50_000
     assert w.epsilon() == pytest.approx(1.0 + 0.5 * (w.final_epsilon - 1.0))  # preset anneals over 100k
 
@@ -93,7 +93,7 @@ def test_gaussian_policy_on_pendulum_runs(tmp_path):
 
 def test_lstm_variant_runs_and_carries_state(tmp_path):
     arch = A3C(small_cfg(tmp_path, **{"net.lstm": True}))
-    w = arch.make_worker(0, ShardedParameterServer([arch.make_shard(0)]))
+    w = arch.make_actor_learner(0, ShardedParameterServer([arch.make_shard(0)]))
     w.run(3, 0)
     assert w.state is not None and float(w.state[0].detach().abs().sum()) > 0
 
@@ -198,7 +198,7 @@ def test_rewards_are_scaled_for_learning_only(tmp_path):
     """reward_scale 0.1 on CartPole: the rollout's n-step returns are a tenth of the raw ones, the
     reported episode return is raw."""
     arch = A3C(small_cfg(tmp_path, **{"rl.reward_scale": 0.1, "rl.gamma": 0.5}))
-    w = arch.make_worker(0, ShardedParameterServer([arch.make_shard(0)]))
+    w = arch.make_actor_learner(0, ShardedParameterServer([arch.make_shard(0)]))
     seen = {}
     original = w._loss
 
