@@ -4,8 +4,8 @@ shards to a batch of 512 on the learner's device, and where the time goes.
     python bench/learner_path.py                       # K = 1 and 4, zlib and raw frames, 20 s each
     python bench/learner_path.py --shards 4 --seconds 60 --device cuda
 
-The replay holds real Pong-v5 transitions (distrl's DQN preprocessing, random play: stacks of 4
-84x84 frames, obs and next_obs, as Ape-X's actors send them). Each row runs what the learner's sample
+The replay holds real Pong-v5 transitions (bench/replay.py's: Atari preprocessing, random play, stacks
+of 4 84x84 frames, obs and next_obs, as Ape-X's actors send them). Each row runs what the learner's sample
 thread and step do with the data, in this process, one after another: a prioritized sample of 512
 from the shards (ShardedReplay: a multinomial over shards, each table's sample, the parts joined),
 the batch to the device (torch.as_tensor, then .to(device)), and the priority write-back. The shards
@@ -25,31 +25,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from replay import pong_transitions  # bench/replay.py: real Pong stacks from random play
 
-from distrl.envs import make_env
 from distrl.replay import PrioritizedSampler, ReplayTable
 from distrl.replay.sharded import ShardedReplay
 
 ROOT = Path(__file__).resolve().parent.parent
 BATCH = 512
 FRAMES = ("obs", "next_obs")
-
-
-def pong_transitions(n: int, seed: int = 0) -> dict[str, np.ndarray]:
-    """n transitions of random play, as an Ape-X actor's batches hold them."""
-    env = make_env("ALE/Pong-v5", "train", seed=seed)
-    rng = np.random.default_rng(seed)
-    obs, _ = env.reset(seed=seed)
-    out = {"obs": np.empty((n, *obs.shape), np.uint8), "next_obs": np.empty((n, *obs.shape), np.uint8),
-           "action": np.empty(n, np.int64), "reward": np.empty(n, np.float32), "discount": np.empty(n, np.float32)}
-    for i in range(n):
-        action = int(rng.integers(env.action_space.n))
-        next_obs, reward, terminated, truncated, _ = env.step(action)
-        out["obs"][i], out["next_obs"][i], out["action"][i] = obs, next_obs, action
-        out["reward"][i], out["discount"][i] = reward, 0.0 if terminated else 0.99
-        obs = env.reset()[0] if terminated or truncated else next_obs
-    env.close()
-    return out
 
 
 def fill(data: dict[str, np.ndarray], shards: int, compress: bool) -> ShardedReplay:
