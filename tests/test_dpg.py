@@ -83,8 +83,10 @@ def test_elementwise_clipping_is_not_norm_clipping():
     assert p.grad.tolist() != pytest.approx([5.0 / norm, -0.3 / norm, -2.0 / norm])
 
 
-def test_learner_actor_step_on_toy_critic_is_clipped_and_leaves_critic_alone():
-    learner = DPGLearner(BiasActor(2), ParabolaCritic((0.7, -0.35)), lr=0.1, target_update=100)
+@pytest.mark.parametrize("fused", [False, True])  # torch's fused Adam kernel takes the same steps
+def test_learner_actor_step_on_toy_critic_is_clipped_and_leaves_critic_alone(fused):
+    learner = DPGLearner(BiasActor(2), ParabolaCritic((0.7, -0.35)), lr=0.1, target_update=100, fused=fused)
+    assert learner.actor_optimizer.defaults["fused"] is (True if fused else None)
     # batch action = c, reward 0, terminal: target 0 = q(s, c), so td = 0 and the critic's
     # gradient is 0; any change to c would have to come from the actor loss.
     batch = {"obs": np.zeros((4, 1), np.float32), "next_obs": np.zeros((4, 1), np.float32),

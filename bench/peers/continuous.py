@@ -196,7 +196,7 @@ def summarize(results: dict[str, list[dict]], budget_s: float) -> dict[str, dict
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--env", default="HalfCheetah-v5", help="MuJoCo task: HalfCheetah-v5, Hopper-v5, Walker2d-v5")
+    p.add_argument("--env", default="HalfCheetah-v5", help="MuJoCo task: HalfCheetah-v5, Hopper-v5, Walker2d-v5, Ant-v5")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--budget-s", type=float, default=1200.0, help="wall-clock seconds per contender (20 min)")
     p.add_argument("--log-every-s", type=float, default=15.0)

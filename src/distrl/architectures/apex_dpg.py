@@ -105,7 +105,8 @@ class ApexDPG(ReplayFed):
         return DPGLearner(actor, critic, lr=le.lr, target_update=le.target_update, actor_grad_clip=le.actor_grad_clip,
                           tau=le.tau, critic2=critic2, target_noise=le.target_noise,
                           target_noise_clip=le.target_noise_clip, policy_delay=le.policy_delay,
-                          low=self.low, high=self.high, seed=self.seeds["target_noise"], device=device)
+                          low=self.low, high=self.high, seed=self.seeds["target_noise"], device=device,
+                          fused=le.fused_adam)
 
     def make_actor(self, index: int, sink, source) -> NoisyActor:
         cfg, seed = self.cfg, self.seeds.workers[index]

@@ -150,17 +150,24 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "net.actor_hidden": (400, 300), "net.critic_hidden": (400, 300), "net.activation": "relu",
         "net.critic_action_layer": 0,
     }),
-    "apex-dpg-small": ("apex-dpg", "distrl: apex-dpg-pendulum's learning values (Adam 1e-3, batch 128, learning from "
-                       "1,000 transitions, 64 samples per insert on Ray) for MuJoCo-class tasks with a few actors, "
-                       "the default below 32 actors; on HalfCheetah-v5 with 2 actors they gave greedy 1,259 at 100k "
-                       "frames (BENCHMARKS.md); 1M frames, evaluated every 2,500 updates", {
+    "apex-dpg-small": ("apex-dpg", "distrl: Ape-X's distributed acting and prioritized replay around TD3's learner "
+                       "(Fujimoto et al. 2018) for a few actors, the default below 32 actors: twin critics, target "
+                       "smoothing 0.2 clipped at 0.5, policy delay 2, Polyak 0.005, n=1, exploration sigma 0.1, ReLU "
+                       "256-256 networks with the action at the critic's input, Adam 1e-3 (torch's fused kernel), batch "
+                       "256; prioritized replay (0.6/0.4) with prioritized eviction, 32 samples per insert, learning "
+                       "from 10,000 transitions after 5,000 random frames per actor (bench/dpg_ablation.py and "
+                       "bench/peers/continuous.py in BENCHMARKS.md); 1M frames, evaluated every 2,500 updates", {
         "actors": 2, "max_frames": 1_000_000, "log_every_s": 10.0, "checkpoint_every": 5000,
         "eval_every": 2500, "eval_episodes": 5,
-        "actor.pull_every": 50, "actor.flush_size": 25,
-        "replay.min_size": 1_000,
-        "learner.lr": 1e-3, "learner.batch_size": 128,
-        "inline.actor_steps": 4,  # 64 samples per insert: 4 batches of 128 per inline round
-        "replay.samples_per_insert": 64.0, "ray.steps_per_call": 50, "ray.publish_every": 4,
+        "actor.sigma": 0.1, "actor.random_frames": 5000, "actor.pull_every": 50, "actor.flush_size": 25,
+        "replay.min_size": 10_000, "replay.samples_per_insert": 32.0,
+        "inline.actor_steps": 8,  # 32 samples per insert: one batch of 256 per inline round of 8 frames
+        "ray.steps_per_call": 50, "ray.publish_every": 4,
+        "learner.batch_size": 256, "learner.n_step": 1, "learner.lr": 1e-3, "learner.actor_grad_clip": 0.0,
+        "learner.tau": 0.005, "learner.twin_critics": True, "learner.target_noise": 0.2,
+        "learner.target_noise_clip": 0.5, "learner.policy_delay": 2, "learner.fused_adam": True,
+        "net.actor_hidden": (256, 256), "net.critic_hidden": (256, 256), "net.activation": "relu",
+        "net.critic_action_layer": 0,
     }),
     "ba3c-atari": ("ba3c", "Adamski et al. 2018, table 1 (the defaults): 64 workers, n_sim 10, bs 32, 4 parameter "
                    "servers, Adam lr 1e-3 eps 1e-8 betas 0.8/0.75, sync with 90% of the workers, 128-unit layer", {}),
