@@ -46,7 +46,7 @@ test-chaos: $(VENV)/.installed-test
 	$(VENV)/bin/pytest tests/chaos
 
 bench: $(VENV)/.installed
-	$(PY) bench/replay.py
+	$(PY) -m bench.replay
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -1,96 +1,55 @@
 """A3C throughput: env frames/s and updates/s of 1 and 2 actor-learners, SharedMemoryParams against
 the sharded parameter server, on CartPole-v1 and Pong.
 
-Run: python bench/a3c_throughput.py [--seconds S] [--workers 1,2] [--shards 1,2]
-                                    [--envs CartPole-v1,ALE/Pong-v5] [--quick]
+Run from the repository root: python -m bench.a3c_throughput [--seconds S] [--workers 1,2] [--shards 1,2]
+                                  [--envs CartPole-v1,ALE/Pong-v5] [--quick]
 
-Workers are placed as `distrl train a3c --runtime ray` places them: one Ray actor per worker
-(distrl.components.workers.ActorLearnerWorker, algo a3c, one torch thread each), attached by name to a
-SharedMemoryParams that the driver owns (`ps.store=shared`), or talking to one Ray actor per
-shard (distrl.components.workers.ShardWorker, `ps.store=sharded`), so the sharded figures include
-Ray's transport of every push+pull. Presets: a3c-cartpole for CartPole-v1 (MLP 128), a3c-atari for
-Pong (the A3C CNN; frame skip 4, so env frames = agent steps x 4, as the workers count them).
+Each row is `distrl train a3c --runtime ray`'s wiring run by its driver (distrl.runtime.ray.run, through
+bench/runs.py's run_on_ray): one Ray actor per worker (ActorLearnerWorker, algo a3c, one torch thread
+each), attached by name to a SharedMemoryParams that the driver owns (`ps.store=shared`), or talking to
+one Ray actor per shard (ShardWorker, `ps.store=sharded`), so the sharded figures include Ray's transport
+of every push+pull. Presets: a3c-cartpole for CartPole-v1 (MLP 128), a3c-atari for Pong (the A3C CNN;
+frame skip 4, so env frames = agent steps x 4, as the workers count them).
 
-The driver keeps every worker busy with `run(steps_per_call, 0)` calls (the preset's
-ray.steps_per_call, as the runtime does) for --seconds. The first call of each worker is
-warm-up and not counted; a worker's rate is the frames and pushes (= updates) of its later calls
-over the time from their dispatch to the last one's return, and the table sums the workers' rates.
-No evaluator, no checkpoints, no monitor. Prints figures and ratios (sharded / shared for the same
-env and worker count) and asserts nothing about times; on a shared machine run it twice before
-trusting a difference.
+The driver keeps every worker busy with calls of the preset's ray.steps_per_call agent steps. The
+measured window opens once the workers have counted the frames of two calls each (Ray's start-up and
+the first calls left out) and lasts about --seconds; the figures are the run's metrics.csv rows over it
+(a row a second, or every --seconds / 4 when shorter): env frames/s, and updates/s = the workers'
+pushes/s (one per rollout). No evaluator and no checkpoint inside the window (the driver saves one after
+the stop). Prints figures and ratios (sharded / shared for the same env and worker count) and asserts
+nothing about times; on a shared machine run it twice before trusting a difference.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
-import logging
 import os
-import platform
-import sys
-import tempfile
-import time
-from pathlib import Path
 
-import numpy as np
+from bench.machine import versions
+from bench.runs import run_on_ray
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+NEVER = 10**12  # max_frames and checkpoint_every: the bench's window ends the run, and no checkpoint falls in it
 
 
-def make_cfg(env: str, workers: int, store: str, shards: int):
+def make_cfg(env: str, workers: int, store: str, shards: int, seconds: float):
     from distrl import config as C
-    overrides = {"actors": workers, "torch_threads": 1, "seed": 0, "eval_episodes": 0,
-                 "ps.store": store, "ps.shards": shards}
+    overrides = {"runtime": "ray", "actors": workers, "torch_threads": 1, "seed": 0, "eval_episodes": 0,
+                 "ps.store": store, "ps.shards": shards, "max_frames": NEVER, "checkpoint_every": NEVER,
+                 "log_every_s": min(1.0, seconds / 4)}
     return C.build_config("a3c", env, overrides=overrides)
 
 
 def measure(env: str, workers: int, store: str, shards: int, seconds: float) -> dict:
-    """Steady-state rates of `workers` Ray actor-learners on one parameter store."""
-    import ray
+    """Steady-state rates of `workers` actor-learners on one parameter store, run by distrl's driver."""
+    from distrl.architectures import make_architecture
 
-    from distrl.architectures.a3c import A3C
-    from distrl.components.workers import ActorLearnerWorker, ShardWorker
-    from distrl.runtime.ray.placement import RayTransport
-
-    cfg = make_cfg(env, workers, store, shards)
-    arch, steps = A3C(cfg), cfg.ray.steps_per_call
-    handles, shard_handles = [], []
-    try:
-        with tempfile.TemporaryDirectory() as run_dir, arch.owned():
-            cfg.run_dir = run_dir
-            if store == "sharded":
-                shard_cls = ray.remote(ShardWorker).options(num_cpus=1)
-                shard_handles = [shard_cls.remote(arch, i, {}, RayTransport) for i in range(shards)]
-            worker_cls = ray.remote(ActorLearnerWorker).options(num_cpus=1)
-            handles = [worker_cls.remote(arch, i, {"ps": shard_handles}, RayTransport) for i in range(workers)]
-            ray.get([h.run.remote(steps, 0) for h in handles])  # warm-up: start-up, first pulls, first calls
-            frames, updates, busy = [0.0] * workers, [0.0] * workers, [0.0] * workers
-            start = time.perf_counter()
-            pending = {h.run.remote(steps, 0): i for i, h in enumerate(handles)}
-            while pending:
-                ready, _ = ray.wait(list(pending), num_returns=1)
-                i = pending.pop(ready[0])
-                out = ray.get(ready[0]).counters
-                frames[i] += out["frames"]
-                updates[i] += out["updates"]
-                busy[i] = time.perf_counter() - start  # this worker's last return
-                if time.perf_counter() - start < seconds:
-                    pending[handles[i].run.remote(steps, 0)] = i
-    finally:
-        for h in [*handles, *shard_handles]:
-            ray.kill(h)
-    return {"frames_per_s": sum(f / b for f, b in zip(frames, busy)),
-            "updates_per_s": sum(u / b for u, b in zip(updates, busy)),
+    cfg = make_cfg(env, workers, store, shards, seconds)
+    arch = make_architecture(cfg)
+    steps = cfg.ray.steps_per_call
+    r = run_on_ray(arch, seconds, warm_frames=2 * workers * steps * arch.frame_skip)
+    return {"frames_per_s": r["env_frames_per_s"], "updates_per_s": r["grad_pushes_per_s"],
             "n_params": arch.n_params, "steps_per_call": steps}
-
-
-def versions() -> str:
-    import ale_py
-    import gymnasium
-    import ray
-    import torch
-    return (f"Python {platform.python_version()}, torch {torch.__version__}, gymnasium {gymnasium.__version__}, "
-            f"ale-py {ale_py.__version__}, ray {ray.__version__}, numpy {np.__version__}")
 
 
 def main() -> None:
@@ -107,15 +66,16 @@ def main() -> None:
     seconds = 1.0 if args.quick else args.seconds
 
     from distrl.runtime import protect_local_ray
-    protect_local_ray("")
+    protect_local_ray("")  # as distrl.train does, before Ray is imported: a token for the Ray started here
     import ray
     import torch
+
+    from distrl.runtime.ray import connect
     torch.set_num_threads(1)
-    ray.init(num_cpus=max(os.cpu_count() or 1, 8), include_dashboard=False, logging_level=logging.ERROR,
-             log_to_driver=False)  # workers print the ALE banner; errors still reach ray.get
+    connect("", max(8, max(worker_counts) + max(shard_counts)))  # one Ray for every row; each role a CPU
     try:
         print(f"# A3C throughput — {datetime.date.today()}, {os.cpu_count()} cores, {versions()}")
-        print(f"\nRay actors as `--runtime ray` places them, algo a3c, 1 torch thread per worker, "
+        print(f"\ndistrl's driver and Ray placement (`--runtime ray`), algo a3c, 1 torch thread per worker, "
               f"{seconds:g} s per row after warm-up; frames are env (emulator) frames\n")
         print("| env | workers | store | env frames/s | updates/s | frames/s per worker "
               "| sharded / shared, frames/s | sharded / shared, updates/s |")

@@ -1,6 +1,7 @@
 """Ape-X acting throughput on ALE/Pong-v5: what distrl's Ray pipeline costs over a bare loop.
 
-Run: python bench/apex_throughput.py [--seconds S] [--actors 1,2,4] [--envs-per-actor K] [--quick]
+Run from the repository root: python -m bench.apex_throughput [--seconds S] [--actors 1,2,4] [--envs-per-actor K]
+     [--quick]
 
 For each actor count N it measures, on this machine, in emulator frames/s (4 per agent step,
 every column counts the same way):
@@ -39,11 +40,8 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
-import logging
 import multiprocessing as mp
 import os
-import platform
-import subprocess
 import sys
 import tempfile
 import threading
@@ -51,6 +49,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from bench.machine import machine_info, versions
 
 ENV_ID = "ALE/Pong-v5"
 FRAME_SKIP = 4           # emulator frames per agent step (make_env's action repeat)
@@ -322,32 +322,9 @@ def distrl_run(actors: int, envs: int, seconds: float, training: bool, log_every
 
 # ------------------------------------------------------------------ report
 
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
-    except OSError:
-        pass
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{os.cpu_count()} cores ({usable} usable), {model}, load avg {os.getloadavg()[0]:.2f} at start"
-
-
-def versions() -> str:
-    import ale_py
-    import gymnasium
-    import ray
-    import torch
-
-    import distrl
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).parent, timeout=10).stdout.strip() or "?"
-    except (OSError, subprocess.SubprocessError):
-        commit = "?"
-    return (f"distrl {distrl.__version__} (commit {commit}, working tree may differ), python "
-            f"{platform.python_version()}, torch {torch.__version__}, gymnasium {gymnasium.__version__}, "
-            f"ale-py {ale_py.__version__}, ray {ray.__version__}, numpy {np.__version__}")
+def machine(info: dict) -> str:
+    return (f"{info['cpu_count']} cores ({info['cpus_allowed']} usable), {info['cpu_model']}, "
+            f"load avg {os.getloadavg()[0]:.2f} at start")
 
 
 def cpu_share(cpu: dict) -> str:
@@ -428,13 +405,17 @@ def main() -> None:
     counts = [1] if args.quick else [int(x) for x in args.actors.split(",") if x.strip()]
     seconds = 4.0 if args.quick else args.seconds
 
+    from distrl.runtime import protect_local_ray
+    protect_local_ray("")  # as distrl.train does, before Ray is imported: a token for the Ray started here
     import ray
+
+    from distrl.runtime.ray import connect
     started = time.perf_counter()
+    info = machine_info()
     print(f"# distrl Ape-X throughput, {ENV_ID}, preset apex-atari ({datetime.datetime.now():%Y-%m-%d %H:%M})\n")
-    print(f"- machine: {machine()}")
-    print(f"- {versions()}")
-    ray.init(num_cpus=max(8, max(counts) + 4), include_dashboard=False, _node_ip_address="127.0.0.1",
-             logging_level=logging.ERROR, log_to_driver=False)
+    print(f"- machine: {machine(info)}")
+    print(f"- {versions(info)} (the working tree may differ)")
+    connect("", max(8, max(counts) + 4))  # one Ray for every run; distrl's runs join it
     try:
         results = [measure(n, args.envs_per_actor, seconds, args.quick) for n in counts]
     finally:

@@ -1,9 +1,9 @@
 """What costs Ape-X DPG per sample (issue 33): the paper's rule with one departure at a time, each for the
 same wall-clock budget, with 2 actors on Ray, one after another on a quiet machine.
 
-    bench/peers/.venv/bin/python bench/dpg_ablation.py --env HalfCheetah-v5 --seed 1 --budget-s 600
-    bench/peers/.venv/bin/python bench/dpg_ablation.py --variants paper,relu --budget-s 1200 --seed 2
-    bench/peers/.venv/bin/python bench/dpg_ablation.py --collect
+    bench/peers/.venv/bin/python -m bench.dpg_ablation --env HalfCheetah-v5 --seed 1 --budget-s 600
+    bench/peers/.venv/bin/python -m bench.dpg_ablation --variants paper,relu --budget-s 1200 --seed 2
+    bench/peers/.venv/bin/python -m bench.dpg_ablation --collect
 
 The base is the apex-dpg-mujoco preset (Horgan et al. 2018, appendix D: tanh, hard target copies every
 100 batches, sigma 0.3, n = 3, prioritized sampling and eviction, batch 512, Adam 1e-4) run with 2
@@ -21,12 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE / "peers"))
-sys.path.insert(0, str(HERE))
-from common import machine_info  # noqa: E402  (bench/peers/common.py)
-from runs import distrl_rows, run_for  # noqa: E402  (bench/runs.py)
+from bench.machine import machine_info
+from bench.runs import RESULTS, ROOT, distrl_rows, run_for
 
 BASE = {"replay.min_size": 10_000, "replay.samples_per_insert": 64.0, "eval_every": 1000, "eval_episodes": 5,
         "log_every_s": 10.0, "actor.pull_every": 50, "actor.flush_size": 25, "ray.steps_per_call": 50,
@@ -89,7 +85,7 @@ def main() -> None:
     if unknown := [n for n in names if n not in VARIANTS]:
         p.error(f"unknown variant(s) {', '.join(unknown)}: choose from {', '.join(VARIANTS)}")
     tag = f"dpg-ablation-{args.env.replace('/', '-')}-seed{args.seed}-{args.budget_s:.0f}s"
-    out = ROOT / "bench" / "results" / f"{tag}.jsonl"
+    out = RESULTS / f"{tag}.jsonl"
     kept = {}
     if out.exists():  # variants not run this time keep their rows
         kept = {r["variant"]: r for r in map(json.loads, out.read_text().splitlines()) if "variant" in r}

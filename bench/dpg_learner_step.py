@@ -2,8 +2,8 @@
 thread, the same process, the same shapes (HalfCheetah: 17 observations, 6 actions), batches drawn from
 random data (the rate of an update does not depend on what it learns).
 
-    bench/peers/.venv/bin/python bench/dpg_learner_step.py             # every case, 2 rounds
-    bench/peers/.venv/bin/python bench/dpg_learner_step.py --updates 50 --rounds 1   # smoke
+    bench/peers/.venv/bin/python -m bench.dpg_learner_step             # every case, 2 rounds
+    bench/peers/.venv/bin/python -m bench.dpg_learner_step --updates 50 --rounds 1   # smoke
 
 Each case runs `--updates` updates per round; rounds alternate the cases so that a noisy neighbour hits
 them alike. Prints updates/s and samples/s per case (median of the rounds) and each case's ratio to SB3's
@@ -18,6 +18,7 @@ import time
 import numpy as np
 import torch
 
+from bench.machine import versions
 from distrl.components.dpg_learner import DPGLearner
 from distrl.nets.dpg import DPGActor, DPGCritic
 
@@ -96,7 +97,7 @@ def main() -> None:
             t = time.perf_counter()
             runs[n](args.updates)
             rates[n].append(args.updates / (time.perf_counter() - t))
-    print(f"torch {torch.__version__}, {args.threads} thread(s), {args.updates} updates x {args.rounds} rounds")
+    print(f"{versions()}; {args.threads} thread(s), {args.updates} updates x {args.rounds} rounds")
     sb3 = {CASES[n][0]: statistics.median(rates[n]) for n in names if n.startswith("sb3")}
     print("| case | updates/s | samples/s | vs SB3 TD3, same batch |")
     print("|---|---|---|---|")

@@ -1,6 +1,7 @@
 """Gorila throughput: the sharded parameter server's pushes and pulls, and the env frames/s of N bundles.
 
-Run: python bench/gorila_throughput.py [--seconds S] [--shards 1,2,4] [--bundles 1,2,4] [--env ID] [--quick]
+Run from the repository root: python -m bench.gorila_throughput [--seconds S] [--shards 1,2,4] [--bundles 1,2,4]
+     [--env ID] [--quick]
 
 Part 1, the parameter server, with the Nature CNN Q-network for Pong (6 actions, no dueling head:
 Gorila's network), its flat vector split into N shards running AdaGrad:
@@ -24,17 +25,14 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
-import logging
 import os
-import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from bench.machine import versions
 
 
 def nature_cnn_size() -> int:
@@ -98,14 +96,6 @@ def bundle_rates(env: str, bundles: int, frames: int) -> dict:
             "dropped_outliers": last.get("dropped_outliers", 0), "dropped_stale": last.get("dropped_stale", 0)}
 
 
-def versions() -> str:
-    import gymnasium
-    import ray
-    import torch
-    return (f"Python {platform.python_version()}, torch {torch.__version__}, gymnasium {gymnasium.__version__}, "
-            f"ray {ray.__version__}, numpy {np.__version__}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0, help="seconds per parameter-server measurement")
@@ -121,11 +111,13 @@ def main() -> None:
     per_bundle = 1500 if args.quick else args.frames_per_bundle
 
     from distrl.runtime import protect_local_ray
-    protect_local_ray("")
+    protect_local_ray("")  # as distrl.train does, before Ray is imported: a token for the Ray started here
     import ray
     import torch
+
+    from distrl.runtime.ray import connect
     torch.set_num_threads(1)
-    ray.init(num_cpus=max(os.cpu_count() or 1, 8), include_dashboard=False, logging_level=logging.ERROR)
+    connect("", max(8, max(bundle_counts) + 2))  # one Ray for both parts; the bundle runs join it
     n = nature_cnn_size()
     print(f"# Gorila throughput — {datetime.date.today()}, {os.cpu_count()} cores, {versions()}")
     print(f"\nParameter server, Nature CNN for Pong ({n:,} parameters, {n * 4 / 1e6:.1f} MB), AdaGrad, "

@@ -2,8 +2,8 @@
 short inline run's final counters, returns and a digest of its last checkpoint, so a refactor of the
 runtime can show "bit-identical before and after" (issue 35) by running it on both commits.
 
-    python bench/inline_digests.py                      # writes bench/results/inline-digests-<commit>.json
-    python bench/inline_digests.py --compare A.json B.json
+    python -m bench.inline_digests                      # writes bench/results/inline-digests-<commit>.json
+    python -m bench.inline_digests --compare A.json B.json
 
 Each case is CartPole-v1 or Pendulum-v1, seed 1, a few thousand frames, a checkpoint every 200 updates. Asserts nothing; --compare prints what differs."""
 
@@ -17,7 +17,8 @@ from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.runs import RESULTS, ROOT
+
 DISCRETE, CONTINUOUS = "CartPole-v1", "Pendulum-v1"
 BASE = {"seed": 1, "eval_episodes": 3, "log_every_s": 60.0, "checkpoint_every": 200}
 SMALL_DPG = {"replay.min_size": 200, "net.actor_hidden": (32, 32), "net.critic_hidden": (32, 32)}
@@ -91,7 +92,7 @@ def main() -> None:
     for name in args.cases.split(","):
         cases[name] = run_case(name)
         print(name, cases[name]["frames"], cases[name]["updates"], cases[name]["roles_digest"][:16], flush=True)
-    out = args.out or ROOT / "bench" / "results" / f"inline-digests-{tag}.json"
+    out = args.out or RESULTS / f"inline-digests-{tag}.json"
     out.write_text(json.dumps({"commit": tag, "torch": torch.__version__, "cases": cases}, indent=1) + "\n")
     print(f"wrote {out}")
 

@@ -1,8 +1,8 @@
 """The Ape-X learner's data path on Atari frames (issue 34), without a GPU: samples/s from K replay
 shards to a batch of 512 on the learner's device, and where the time goes.
 
-    python bench/learner_path.py                       # K = 1 and 4, zlib and raw frames, 20 s each
-    python bench/learner_path.py --shards 4 --seconds 60 --device cuda
+    python -m bench.learner_path                       # K = 1 and 4, zlib and raw frames, 20 s each
+    python -m bench.learner_path --shards 4 --seconds 60 --device cuda
 
 The replay holds real Pong-v5 transitions (bench/replay.py's: Atari preprocessing, random play, stacks
 of 4 84x84 frames, obs and next_obs, as Ape-X's actors send them). Each row runs what the learner's sample
@@ -18,19 +18,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import socket
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
-from replay import pong_transitions  # bench/replay.py: real Pong stacks from random play
 
+from bench.machine import machine_info
+from bench.replay import pong_transitions  # real Pong stacks from random play
+from bench.runs import RESULTS
 from distrl.replay import PrioritizedSampler, ReplayTable
 from distrl.replay.sharded import ShardedReplay
 
-ROOT = Path(__file__).resolve().parent.parent
 BATCH = 512
 FRAMES = ("obs", "next_obs")
 
@@ -76,7 +76,7 @@ def main() -> None:
     p.add_argument("--shards", default="1,4")
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / f"learner-path-{socket.gethostname()}.json")
+    p.add_argument("--out", type=Path, default=RESULTS / f"learner-path-{socket.gethostname()}.json")
     args = p.parse_args()
     torch.set_num_threads(1)
     device = torch.device(args.device)
@@ -101,9 +101,8 @@ def main() -> None:
               f"| {r['sample_ms']:.1f} | {r['to_device_ms']:.1f} | {r['priorities_ms']:.1f} |")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "device": str(device),
-                                    "python": platform.python_version(), "torch": torch.__version__,
-                                    "transitions": args.transitions, "batch": BATCH, "seconds": args.seconds,
-                                    "rows": rows}, indent=1) + "\n")
+                                    "machine": machine_info(), "transitions": args.transitions, "batch": BATCH,
+                                    "seconds": args.seconds, "rows": rows}, indent=1) + "\n")
     print(f"wrote {args.out}")
 
 

@@ -2,9 +2,9 @@
 budget on this machine, one after another (issue 17).
 
     bash bench/peers/setup.sh                      # one venv for every contender (SB3, minatar, distrl)
-    bench/peers/.venv/bin/python bench/minatar.py --game Breakout --seed 1      # 6 x 15 min
-    bench/peers/.venv/bin/python bench/minatar.py --game Breakout --contenders distrl-apex,sb3-dqn --budget-s 300
-    bench/peers/.venv/bin/python bench/minatar.py --game Breakout --collect     # rebuild results + figure only
+    bench/peers/.venv/bin/python -m bench.minatar --game Breakout --seed 1      # 6 x 15 min
+    bench/peers/.venv/bin/python -m bench.minatar --game Breakout --contenders distrl-apex,sb3-dqn --budget-s 300
+    bench/peers/.venv/bin/python -m bench.minatar --game Breakout --collect     # rebuild results + figure only
 
 Contenders: distrl-apex (Ray, 2 actors), distrl-a3c (Ray, 2 workers), distrl-ba3c (Ray, 2 workers),
 distrl-gorila (Ray, 2 bundles), each with its MinAtar preset and nothing else set; sb3-dqn and paper-dqn
@@ -29,12 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE / "peers"))
-sys.path.insert(0, str(HERE))
-from common import machine_info  # noqa: E402  (bench/peers/common.py: the peers' machine record)
-from runs import distrl_rows, earlier_results, run_for  # noqa: E402  (bench/runs.py)
+from bench.machine import machine_info
+from bench.runs import RESULTS, ROOT, distrl_rows, earlier_results, run_for
 
 DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila"}
 PEERS = ("sb3-dqn", "paper-dqn")
@@ -55,7 +51,7 @@ def run_distrl(name: str, game: str, seed: int, budget_s: float, log_every_s: fl
 def run_peer(name: str, game: str, seed: int, budget_s: float, log_every_s: float, eval_every: int,
              out: Path, log: Path) -> list[dict]:
     out.unlink(missing_ok=True)
-    cmd = [sys.executable, str(HERE / "peers" / "minatar_peers.py"), "--contender", name, "--game", game,
+    cmd = [sys.executable, "-m", "bench.peers.minatar_peers", "--contender", name, "--game", game,
            "--seed", str(seed), "--budget-s", str(budget_s), "--log-every-s", str(log_every_s),
            "--eval-every-frames", str(eval_every), "--out", str(out)]
     run_for(cmd, budget_s + 600, log)  # it stops itself at the budget; evaluations are off its clock
@@ -107,7 +103,7 @@ def main() -> None:
         p.error(f"unknown contender(s) {', '.join(unknown)}: choose from {', '.join(CONTENDERS)}")
 
     tag = f"minatar-{args.game}-seed{args.seed}"
-    out = ROOT / "bench" / "results" / f"{tag}.jsonl"
+    out = RESULTS / f"{tag}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     kept, kept_summaries = earlier_results(out, args.budget_s)  # contenders not run this time keep their last results
     kept = {name: rows for name, rows in kept.items() if name not in names}

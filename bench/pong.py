@@ -1,9 +1,9 @@
 """Atari for a wall-clock budget on whatever machine this is: Ape-X on Pong by default (issue 18).
 
-    .venv/bin/python bench/pong.py                              # ALE/Pong-v5, 20 minutes, seed 1
-    .venv/bin/python bench/pong.py --budget-s 2400 --resume     # the same run on, to 40 minutes in all
-    .venv/bin/python bench/pong.py --collect                    # rebuild the curve and the figure only
-    .venv/bin/python bench/pong.py --arch a3c --budget-s 600    # the other systems, with their papers' values
+    .venv/bin/python -m bench.pong                              # ALE/Pong-v5, 20 minutes, seed 1
+    .venv/bin/python -m bench.pong --budget-s 2400 --resume     # the same run on, to 40 minutes in all
+    .venv/bin/python -m bench.pong --collect                    # rebuild the curve and the figure only
+    .venv/bin/python -m bench.pong --arch a3c --budget-s 600    # the other systems, with their papers' values
 
 It looks at the machine (cores, a CUDA GPU) and picks the actor count, envs per actor, replay shards,
 the learner's device and batch (`plan`), then runs `distrl train apex --preset apex-atari-fast` on Ray
@@ -36,10 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.append(str(HERE))  # appended: bench/minatar.py must not shadow the minatar package of an importer
-from runs import number, run_for  # noqa: E402  (bench/runs.py)
+from bench.runs import ROOT, number, run_for
 
 CURVE = ("wall_s", "frames", "updates", "train_return", "eval_return", "env_frames_per_s",
          "learner_updates_per_s", "replay_inserts_per_s", "replay_samples_per_s")

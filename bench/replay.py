@@ -1,6 +1,6 @@
 """Replay throughput: adds/s (batches of 50), sample(512) + update_priorities(512), bytes per Atari item.
 
-Run: python bench/replay.py [--quick]. Prints figures only; asserts no times.
+Run from the repository root: python -m bench.replay [--quick]. Prints figures only; asserts no times.
 """
 
 from __future__ import annotations

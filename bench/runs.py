@@ -1,5 +1,6 @@
-"""Running a distrl training as a child for a wall-clock budget, and reading its run directory back:
-shared by the learning benchmarks (bench/minatar.py, bench/pong.py)."""
+"""Running a distrl training for a budget and reading its run directory back: as a child for a wall-clock
+budget (the learning races: bench/minatar.py, bench/pong.py, ...), or in this process on distrl's Ray
+runtime for a measured window (the throughput benches: bench/a3c_throughput.py, bench/ba3c_scaling.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,15 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every bench's results folder (bench/README.md names the files); BENCH_RESULTS=DIR puts them elsewhere,
+# e.g. for trial runs.
+RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
 
 
 def run_for(cmd: list[str], budget_s: float, log: Path, grace_s: float = 60.0, append: bool = False,
@@ -80,3 +87,77 @@ def earlier_results(out: Path, budget_s: float) -> tuple[dict[str, list[dict]], 
             rows.pop(name)
             summaries.pop(name, None)
     return rows, summaries
+
+
+# ---- a wiring on distrl's Ray runtime for a measured window
+
+class Window:
+    """The driver's hook (distrl.runtime.driver.drive calls it every tick): the measured window opens once
+    the run has counted `warm_frames` frames (Ray's actors started, their first calls returned), and the
+    run stops (max_frames 0: the driver's loop ends after this tick, as bench/peers' hooks stop theirs)
+    `seconds` and one log period after that, so that whole metrics rows cover about `seconds`; or after
+    `max_wait_s` with no window (roles that keep failing: Ray restarts them and the run would go on)."""
+
+    def __init__(self, cfg: Any, clock: Callable[[], float], seconds: float, warm_frames: float,
+                 max_wait_s: float = 300.0):
+        self.cfg, self.clock, self.seconds, self.warm_frames = cfg, clock, seconds, warm_frames
+        self.max_wait_s = max_wait_s
+        self.opened: float | None = None  # on the run's clock (metrics.csv's wall_s)
+
+    def __call__(self, state: dict) -> None:
+        now = self.clock()
+        if self.opened is None:
+            if state["totals"]["frames"] >= self.warm_frames:
+                self.opened = now
+            elif now >= self.max_wait_s:
+                self.cfg.max_frames = 0
+        elif now - self.opened >= self.seconds + self.cfg.log_every_s:
+            self.cfg.max_frames = 0
+
+
+def run_on_ray(wiring: Any, seconds: float, warm_frames: float, counted: tuple[str, ...] = ()) -> dict:
+    """`wiring` run by distrl.runtime.ray.run (what `distrl train --runtime ray` runs: the driver, a Ray
+    actor per role instance) in a scratch run directory, measured over a window of about `seconds`
+    (Window); its rates over the window from the run's metrics.csv (window_rates). It joins the Ray this
+    process started (distrl.runtime.ray.connect), else starts and stops one of its own."""
+    from distrl.components.monitor import Monitor
+    from distrl.runtime import ray as runtime
+
+    with tempfile.TemporaryDirectory(prefix="distrl-bench-") as tmp:
+        run_dir = Path(tmp)
+        wiring.cfg.run_dir = str(run_dir)
+        monitor = Monitor(run_dir, live=False, tensorboard=False)
+        window = Window(wiring.cfg, monitor.wall_s, seconds, warm_frames)
+        try:
+            result = runtime.run(wiring, run_dir, monitor, hook=window)
+        finally:
+            monitor.close()
+        rows = metrics_rows(run_dir)
+    return {**window_rates(rows, window.opened, counted), "frames": result["frames"], "updates": result["updates"]}
+
+
+def metrics_rows(run_dir: Path) -> list[dict[str, float]]:
+    with open(run_dir / "metrics.csv", newline="") as f:
+        return [{k: float(v) for k, v in row.items() if v not in ("", None)} for row in csv.DictReader(f)]
+
+
+def window_rates(rows: list[dict[str, float]], opened: float | None, counted: tuple[str, ...] = ()) -> dict:
+    """Every rate column (`*_per_s`: each row's rate since the row before) time-weighted over the window,
+    and the `counted` gauges (running totals such as dropped_late) as `<name>_per_s`. The window runs from
+    the first row logged at or after `opened` to the last row before the stop (the final row, written
+    after it, covers the roles' last calls and is left out). A run with no such window gives its rates
+    from its first row to its last, with steady False (and says so on stderr)."""
+    first = next((i for i, r in enumerate(rows) if opened is not None and r["wall_s"] >= opened), None)
+    steady = first is not None and first + 1 < len(rows) - 1
+    a, b = (first, len(rows) - 2) if steady else (0, len(rows) - 1)
+    if b <= a or rows[b]["wall_s"] <= rows[a]["wall_s"]:
+        raise RuntimeError(f"{len(rows)} metrics row(s): too few for any rate; raise --seconds")
+    if not steady:
+        print("warning: no measured window (too short, or the roles never warmed up): rates from the run's "
+              "first metrics row to its last, warm-up included; raise --seconds", file=sys.stderr)
+    span = list(zip(rows[a:b], rows[a + 1:b + 1]))
+    window_s = rows[b]["wall_s"] - rows[a]["wall_s"]
+    names = [k for k in rows[b] if k.endswith("_per_s")]
+    rates = {k: sum(r.get(k, 0.0) * (r["wall_s"] - p["wall_s"]) for p, r in span) / window_s for k in names}
+    rates |= {f"{k}_per_s": (rows[b].get(k, 0.0) - rows[a].get(k, 0.0)) / window_s for k in counted}
+    return {**rates, "window_s": window_s, "steady": steady}

@@ -2,7 +2,6 @@
 included: 40 s failed once on a loaded 2-core machine)."""
 
 import csv
-import importlib.util
 import json
 import subprocess
 import sys
@@ -10,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from bench import pong  # the repository root is on pytest's path (pyproject.toml: pythonpath)
+
 ROOT = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("bench_pong", ROOT / "bench" / "pong.py")
-pong = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(pong)
 
 
 def test_segments_split_where_distrl_clock_restarts_and_sit_end_to_end():
@@ -65,7 +63,7 @@ def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learn
 @pytest.mark.alone     # another test on 2 cores, Ray's start once took all 75 s
 def test_a_few_seconds_of_pong_write_the_curve_the_summary_and_the_figure(tmp_path):
     run_dir = tmp_path / "run"
-    cmd = [sys.executable, str(ROOT / "bench" / "pong.py"), "--cpu", "--budget-s", "75", "--run-dir", str(run_dir),
+    cmd = [sys.executable, "-m", "bench.pong", "--cpu", "--budget-s", "75", "--run-dir", str(run_dir),
            "--out-root", str(tmp_path / "out"), "--set", "replay.min_size=300", "--set", "learner.batch_size=16",
            "--set", "replay.capacity=2000", "--set", "eval_episodes=1", "--set", "eval_every=20",
            "--set", "log_every_s=2", "--set", "max_episode_frames=2000"]

@@ -1,27 +1,12 @@
-"""The races' bookkeeping (bench/runs.py, bench/peers/continuous.py): results kept from an earlier
-run are only those of the same budget, and a contender's best evaluation is never below its final."""
+"""The benches' bookkeeping (bench/runs.py, bench/peers/continuous.py): results kept from an earlier
+run are only those of the same budget, a contender's best evaluation is never below its final, and the
+throughput benches' window leaves out the warm-up and the stop."""
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-# continuous.py puts bench/ and bench/peers/ on sys.path for its helpers; bench/minatar.py would then
-# hide the minatar package from every later test in this process, so the path is put back.
-saved_path = list(sys.path)
-continuous = load("bench_continuous", ROOT / "bench" / "peers" / "continuous.py")
-runs = load("bench_runs", ROOT / "bench" / "runs.py")
-sys.path[:] = saved_path
+from bench import runs  # the repository root is on pytest's path (pyproject.toml: pythonpath)
+from bench.peers import continuous
 
 
 def row(wall_s, frames, eval_mean):
@@ -57,3 +42,35 @@ def test_the_best_evaluation_is_never_below_the_final_one():
     assert summary["sb3-td3"]["time_to_better_peer"] is None
     assert summary["sb3-sac"]["time_to_better_peer"] == {"wall_s": 300.0, "frames": 16_000}
     assert summary["sb3-sac"]["ratio_to_budget"] == 1.0
+
+
+def test_the_throughput_window_leaves_out_the_warm_up_and_the_rows_after_the_stop(capsys):
+    """bench/a3c_throughput.py and bench/ba3c_scaling.py read their figures from these metrics rows."""
+    walls, frames, dropped = (1.0, 2.0, 3.0, 4.0, 5.0, 5.5), (100, 300, 500, 700, 900, 950), (0, 1, 2, 3, 4, 4)
+    rates = (100.0, 200.0, 200.0, 200.0, 200.0, 100.0)  # each row's since the row before; the last one: the stop
+    rows = [{"wall_s": w, "frames": f, "env_frames_per_s": r, "dropped_late": d}
+            for w, f, r, d in zip(walls, frames, rates, dropped)]
+    steady = runs.window_rates(rows, opened=1.5, counted=("dropped_late",))  # opens at the 2.0 row, ends at 5.0
+    assert steady == {"env_frames_per_s": 200.0, "dropped_late_per_s": 1.0, "window_s": 3.0, "steady": True}
+    whole = runs.window_rates(rows, opened=None)  # never opened: first row to last, said on stderr
+    assert whole["env_frames_per_s"] == (950 - 100) / 4.5 and not whole["steady"]
+    assert "no measured window" in capsys.readouterr().err
+
+
+def test_the_throughput_window_opens_on_the_warm_up_frames_and_stops_the_run_after_it():
+    class Cfg:
+        log_every_s, max_frames = 1.0, 10**12
+    clock = [0.0]
+    cfg = Cfg()
+    window = runs.Window(cfg, lambda: clock[0], seconds=8.0, warm_frames=1000, max_wait_s=60.0)
+    for t, f in ((2.0, 500), (3.0, 1000), (11.9, 9000)):
+        clock[0] = t
+        window({"totals": {"frames": f}})
+    assert window.opened == 3.0 and cfg.max_frames == 10**12  # the window: 8 s and a log period from 3.0
+    clock[0] = 12.0
+    window({"totals": {"frames": 9100}})
+    assert cfg.max_frames == 0  # the driver's loop ends after this tick
+    stuck = Cfg()
+    never = runs.Window(stuck, lambda: 60.0, seconds=8.0, warm_frames=1000, max_wait_s=60.0)
+    never({"totals": {"frames": 0}})
+    assert never.opened is None and stuck.max_frames == 0

@@ -108,3 +108,29 @@ def test_presets_lists_sources(capsys):
     assert main(["presets"]) == 0
     out = capsys.readouterr().out
     assert "apex-atari" in out and "Horgan et al. 2018" in out and "apex-cartpole" in out
+
+
+def test_more_role_processes_than_the_cores_hold_is_refused_before_ray_starts(tmp_path):
+    """--actors 100000 once started over a hundred Ray workers on 2 cores (load 82) and trained nothing."""
+    proc = subprocess.run([sys.executable, "-m", "distrl.cli", "train", "apex", "--env", "CartPole-v1", "--runtime",
+                           "ray", "--actors", "100000", "--run-dir", str(tmp_path / "run")],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = proc.stderr.strip().splitlines()
+    cpus = len(os.sched_getaffinity(0))
+    # apex: the actors, a learner, a replay and an evaluator; 4 role processes per CPU on a local Ray
+    assert line == (f"distrl: error: --actors 100000 needs 100003 Ray processes (one per role instance), but this "
+                    f"machine's {cpus} CPUs hold {4 * cpus} role processes (4 per CPU): use --actors "
+                    f"{4 * cpus - 3} or fewer, or join a larger cluster with --address"), line
+    assert not (tmp_path / "run").exists()
+
+
+def test_role_room_on_a_joined_cluster_is_one_cpu_each():
+    from distrl.errors import ConfigError
+    from distrl.runtime.ray.placement import check_room
+    check_room(7, 2, 7, 1, "the Ray cluster")  # exactly full: accepted
+    with pytest.raises(ConfigError, match=r"--actors 3 needs 8 Ray processes .* the Ray cluster's 7 CPUs hold 7 "
+                                          r"role processes \(one each\): use --actors 2 or fewer"):
+        check_room(8, 3, 7, 1, "the Ray cluster")
+    with pytest.raises(ConfigError, match="its other roles alone do not fit"):
+        check_room(9, 1, 2, 4, "this machine")

@@ -64,3 +64,23 @@ def test_first_line_says_which_preset_and_why(capsys, tmp_path):
     assert code == 0
     assert capsys.readouterr().out.splitlines()[0] == ("preset apex-cartpole: small-run values, the default for "
                                                        "non-Atari ids; the paper's are apex-atari")
+
+
+@pytest.mark.parametrize("name", sorted(C.PRESETS))
+def test_every_preset_builds_and_validates(name):
+    """A preset is a dict of --set values: each must be a key of its architecture, in its range."""
+    architecture = C.PRESETS[name][0]
+    env = ("ALE/Pong-v5" if "atari" in name else "MinAtar/Breakout-v1" if "minatar" in name
+           else "Pendulum-v1" if architecture == "apex-dpg" or "pendulum" in name else "CartPole-v1")
+    if "minatar" in name:
+        pytest.importorskip("minatar")
+    cfg = C.build_config(architecture, env, preset=name)
+    assert cfg.preset == name
+
+
+def test_the_td3_learner_preset_is_td3s_learner_inside_apex():
+    cfg = C.build_config("apex-dpg", "Pendulum-v1", preset="apex-dpg-td3-learner")
+    le = cfg.learner
+    assert (le.twin_critics, le.tau, le.policy_delay, le.target_noise, le.n_step, le.batch_size) == (True, 0.005, 2, 0.2, 1, 256)
+    assert (cfg.replay.sampling, cfg.replay.samples_per_insert, cfg.net.activation, cfg.net.critic_hidden) == \
+        ("prioritized", 32.0, "relu", (256, 256))

@@ -1,7 +1,7 @@
 """Comparison 1: wall time and frames until CartPole-v1 is solved, distrl against SB3 and RLlib.
 
-Run: bench/peers/.venv/bin/python bench/peers/cartpole_solve.py [--seeds 1 2 3] [--contenders ...]
-     [--max-frames 200000] [--cores N] [--smoke]
+Run from the repository root: bench/peers/.venv/bin/python -m bench.peers.cartpole_solve [--seeds 1 2 3]
+     [--contenders ...] [--max-frames 200000] [--cores N] [--smoke]
 
 Every contender is evaluated the same way (common.PeriodicEval): the first time its env-frame count
 reaches each multiple of 5,000, its current greedy policy plays 10 episodes on a separate
@@ -29,13 +29,11 @@ import math
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common as K  # noqa: E402
+from bench.peers import common as K
 
 ENV_ID = "CartPole-v1"
 CONTENDERS = ("distrl-apex", "distrl-apex-inline", "distrl-gorila", "sb3-dqn", "rllib-dqn")
@@ -202,6 +200,8 @@ def _rllib(seed: int, max_frames: int, cores: int, threshold: float) -> dict:
 
     K.pin_torch_threads(1)
     ev = K.PeriodicEval(seed, threshold=threshold)
+    # RLlib's own Ray, as its examples start it, pinned to --cores (distrl's contenders start theirs through
+    # distrl.runtime.ray.run; all of them with distrl's token, K.protect_ray)
     ray.init(num_cpus=cores, include_dashboard=False, logging_level="ERROR")
     config = (
         DQNConfig()
@@ -326,10 +326,10 @@ def main() -> None:
         for name in args.contenders:
             t = time.perf_counter()
             print(f"{name} seed {seed} ...", end=" ", flush=True)
-            log = K.RESULTS / "logs" / f"cartpole-{name}-seed{seed}.log"
-            out = K.run_child(Path(__file__), ["--child", name, "--seed", str(seed), "--max-frames", str(args.max_frames),
-                                               "--cores", str(args.cores), "--solved-mean", str(args.solved_mean)],
-                              args.timeout, log)
+            log = K.child_log("cartpole", f"{name}-seed{seed}")
+            argv = ["--child", name, "--seed", str(seed), "--max-frames", str(args.max_frames), "--cores", str(args.cores),
+                    "--solved-mean", str(args.solved_mean)]
+            out = K.run_child("bench.peers.cartpole_solve", argv, args.timeout, log)
             out = {"contender": name, "seed": seed, **out, "hyperparameters": HYPERPARAMS[name],
                    "process_s": round(time.perf_counter() - t, 1)}
             out["solved_at"] = next((e for e in out.get("evaluations", []) if e.get("frames") == out.get("frames_to_solve")

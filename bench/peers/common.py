@@ -7,10 +7,8 @@ cannot run is reported as "failed: <why>" instead of ending the benchmark."""
 from __future__ import annotations
 
 import datetime
-import importlib.metadata as md
 import json
 import os
-import platform
 import shlex
 import subprocess
 import sys
@@ -18,10 +16,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-RESULTS = Path(os.environ.get("PEERS_RESULTS") or HERE / "results")  # PEERS_RESULTS: elsewhere, e.g. for trials
-LIBRARIES = ("distrl", "torch", "numpy", "gymnasium", "ale-py", "ray", "stable-baselines3", "cpprb")
+from bench.machine import machine_info
+from bench.runs import RESULTS, ROOT  # RESULTS: bench/results, or BENCH_RESULTS=DIR (e.g. for trial runs)
 
 # Comparison 1's protocol, the same for every library.
 EVAL_EVERY_FRAMES = 5_000
@@ -146,64 +142,30 @@ class PeriodicEval:
                 "startup_s": None if self.ready_s is None else round(self.ready_s, 1)}
 
 
-# ------------------------------------------------------------------ machine and results
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def _commit() -> str | None:
-    """The checkout's commit, read from .git without running git."""
-    try:
-        git = ROOT / ".git"
-        head = (git / "HEAD").read_text().strip()
-        if not head.startswith("ref: "):
-            return head
-        ref = head[5:]
-        if (git / ref).exists():
-            return (git / ref).read_text().strip()
-        for line in (git / "packed-refs").read_text().splitlines():
-            if line.endswith(" " + ref):
-                return line.split()[0]
-    except OSError:
-        pass
-    return None
-
-
-def machine_info() -> dict:
-    versions = {}
-    for name in LIBRARIES:
-        try:
-            versions[name] = md.version(name)
-        except md.PackageNotFoundError:
-            versions[name] = None
-    return {"cpu_count": os.cpu_count(), "cpus_allowed": len(os.sched_getaffinity(0)), "cpu_model": _cpu_model(),
-            "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
-            "python": platform.python_version(), "platform": platform.platform(), "versions": versions,
-            "commit": _commit()}
-
+# ------------------------------------------------------------------ results
 
 def command_line() -> str:
-    """The command as a reader would type it from the repository root."""
-    script = Path(sys.argv[0]).resolve()
-    try:
-        script = script.relative_to(ROOT)
-    except ValueError:
-        pass
-    return " ".join(["bench/peers/.venv/bin/python", shlex.quote(str(script)), *map(shlex.quote, sys.argv[1:])])
+    """The command as a reader would type it from the repository root (`python -m bench.peers.<script>`)."""
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    script = ["-m", spec.name] if spec is not None else [sys.argv[0]]
+    return " ".join(["bench/peers/.venv/bin/python", *script, *map(shlex.quote, sys.argv[1:])])
+
+
+def results_path(comparison: str, folder: Path = RESULTS) -> Path:
+    """A comparison's results file: bench/results/peers-<comparison>.jsonl (bench/README.md's scheme)."""
+    return folder / f"peers-{comparison}.jsonl"
+
+
+def child_log(comparison: str, contender: str) -> Path:
+    """Where a contender's child process's output is kept: logs/peers-<comparison>-<contender>.log in RESULTS."""
+    return RESULTS / "logs" / f"peers-{comparison}-{contender}.log"
 
 
 def write_results(comparison: str, rows: list[dict], settings: dict) -> Path:
-    """Append one JSON line per row to results/<comparison>.jsonl, each with this run's id,
-    settings, command, date and machine (report.py reads the latest run of each file)."""
+    """Append one JSON line per row to results_path(comparison), each with this run's id, settings,
+    command, date and machine (report.py reads the latest run of each file)."""
     RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{comparison}.jsonl"
+    path = results_path(comparison)
     now = datetime.datetime.now(datetime.timezone.utc)
     common = {"comparison": comparison, "run_id": now.strftime("%Y%m%dT%H%M%S%fZ"),
               "date": now.isoformat(timespec="seconds"), "command": command_line(),
@@ -220,7 +182,8 @@ def figures(rows: list[dict], *keys: str) -> dict:
 
 
 def finish(comparison: str, rows: list[dict], settings: dict, write: bool, summary: dict) -> None:
-    """A comparison's last step: append its rows to results/ (unless --no-write), print `summary` as JSON."""
+    """A comparison's last step: append its rows to its results file (unless --no-write), print `summary`
+    as JSON."""
     if write:
         print(f"\nwrote {write_results(comparison, rows, settings)}")
     print(json.dumps(summary, default=str))
@@ -234,10 +197,10 @@ def emit(result: dict) -> None:
     print(RESULT_PREFIX + json.dumps(result, default=str), flush=True)
 
 
-def run_child(script: Path, args: list[str], timeout_s: float, log: Path | None = None) -> dict:
-    """Run `python script args...`; its RESULT line, or {"status": "failed: ..."} with the reason
-    (the last error line, a timeout, or a missing result)."""
-    cmd = [sys.executable, str(script), *args]
+def run_child(module: str, args: list[str], timeout_s: float, log: Path | None = None) -> dict:
+    """Run `python -m module args...` from the repository root; its RESULT line, or {"status": "failed:
+    ..."} with the reason (the last error line, a timeout, or a missing result)."""
+    cmd = [sys.executable, "-m", module, *args]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=str(ROOT))
         out, err, code = proc.stdout, proc.stderr, proc.returncode

@@ -2,9 +2,11 @@
 each for the same wall-clock budget on this machine, one after another (issue 22).
 
     bash bench/peers/setup.sh                                  # one venv for every contender
-    bench/peers/.venv/bin/python bench/peers/continuous.py --env HalfCheetah-v5 --seed 1   # 3 x 20 min
-    bench/peers/.venv/bin/python bench/peers/continuous.py --contenders sb3-td3 --budget-s 300
-    bench/peers/.venv/bin/python bench/peers/continuous.py --collect   # rebuild results + figure only
+    bench/peers/.venv/bin/python -m bench.peers.continuous --env HalfCheetah-v5 --seed 1   # 3 x 20 min
+    bench/peers/.venv/bin/python -m bench.peers.continuous --contenders sb3-td3 --budget-s 300
+    bench/peers/.venv/bin/python -m bench.peers.continuous --collect   # rebuild results + figure only
+
+(from the repository root, as every bench: bench/README.md)
 
 A call that runs some contenders keeps the others' rows from the results file it rewrites.
 
@@ -13,6 +15,7 @@ Contenders:
   (apex-dpg-small below 32 actors) and nothing else set; its greedy evaluations are its own (noiseless
   policy, every 2,500 learner updates, 5 episodes, in an evaluator process beside the actors and the
   learner, so they share the cores and count on its clock).
+- distrl-apex-dpg-td3-learner: the same with `--preset apex-dpg-td3-learner` (TD3's learner inside Ape-X).
 - sb3-td3, sb3-sac: rl-baselines3-zoo's MuJoCo values for the task (HYPERPARAMS below, with the commit they
   are read from), one process each. Their clock leaves their evaluations out: SB3 trains synchronously,
   so training pauses while the deterministic policy plays.
@@ -37,14 +40,11 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT / "bench"))
-import common as K  # noqa: E402  (bench/peers/common.py)
-from runs import distrl_rows, earlier_results, run_for  # noqa: E402  (bench/runs.py)
+from bench.peers import common as K
+from bench.runs import RESULTS, ROOT, distrl_rows, earlier_results, run_for
 
-DISTRL = {"distrl-apex-dpg": "apex-dpg"}
+# distrl's contenders: Ape-X DPG with the preset each names (None: the default for 2 actors, apex-dpg-small)
+DISTRL = {"distrl-apex-dpg": None, "distrl-apex-dpg-td3-learner": "apex-dpg-td3-learner"}
 PEERS = ("sb3-td3", "sb3-sac")
 CONTENDERS = (*DISTRL, *PEERS)
 EVAL_EPISODES = 5
@@ -139,10 +139,12 @@ def sb3_child(args: argparse.Namespace) -> None:
 
 # ------------------------------------------------------------------ the race
 
-def run_distrl(env: str, seed: int, budget_s: float, log_every_s: float, run_dir: Path, log: Path) -> list[dict]:
+def run_distrl(name: str, env: str, seed: int, budget_s: float, log_every_s: float, run_dir: Path,
+               log: Path) -> list[dict]:
+    preset = DISTRL[name]
     cmd = [sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", env, "--runtime", "ray",
            "--actors", "2", "--seed", str(seed), "--run-dir", str(run_dir), "--overwrite", "--quiet",
-           "--set", f"log_every_s={log_every_s}"]
+           *(["--preset", preset] if preset else []), "--set", f"log_every_s={log_every_s}"]
     run_for(cmd, budget_s, log)
     return rows_of_distrl(run_dir)
 
@@ -154,7 +156,7 @@ def rows_of_distrl(run_dir: Path) -> list[dict]:
 
 def run_peer(name: str, args: argparse.Namespace, out: Path, log: Path) -> list[dict]:
     out.unlink(missing_ok=True)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, "--env", args.env, "--seed", str(args.seed),
+    cmd = [sys.executable, "-m", "bench.peers.continuous", "--child", name, "--env", args.env, "--seed", str(args.seed),
            "--budget-s", str(args.budget_s), "--log-every-s", str(args.log_every_s),
            "--eval-every-frames", str(args.eval_every_frames), "--out", str(out)]
     run_for(cmd, args.budget_s + 900, log, stop_ray=False)  # it stops itself; evaluations are off its clock
@@ -225,11 +227,11 @@ def main() -> None:
             rows = rows_of_distrl(run_dir) if name in DISTRL else peer_rows(peer_out)
         else:
             print(f"=== {name}: {args.env}, seed {args.seed}, {args.budget_s:.0f} s", flush=True)
-            rows = run_distrl(args.env, args.seed, args.budget_s, args.log_every_s, run_dir, log) \
+            rows = run_distrl(name, args.env, args.seed, args.budget_s, args.log_every_s, run_dir, log) \
                 if name in DISTRL else run_peer(name, args, peer_out, log)
         results[name] = [r for r in rows if r["wall_s"] <= args.budget_s + 1]  # a slow stop does not count
 
-    out = ROOT / "bench" / "results" / f"{tag}.jsonl"
+    out = RESULTS / f"{tag}.jsonl"
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     dates = {name: now for name in results}
     kept, kept_summaries = earlier_results(out, args.budget_s)
@@ -238,7 +240,8 @@ def main() -> None:
             results[name], dates[name] = rows, kept_summaries.get(name, {}).get("date", "")
     out.parent.mkdir(parents=True, exist_ok=True)
     common = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "machine": K.machine_info(),
-              "hyperparameters": {**HYPERPARAMS, "distrl-apex-dpg": "the default preset (distrl presets: apex-dpg-small)"}}
+              "hyperparameters": {**HYPERPARAMS, **{n: f"the preset {p or 'apex-dpg-small (the default)'} (distrl presets)"
+                                                    for n, p in DISTRL.items()}}}
     summaries = summarize(results, args.budget_s)
     with open(out, "w") as f:
         for name, rows in results.items():

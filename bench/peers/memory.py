@@ -1,6 +1,7 @@
 """Comparison 4: memory per stored Atari transition, distrl's replay against SB3's and RLlib's.
 
-Run: bench/peers/.venv/bin/python bench/peers/memory.py [--transitions 100000] [--distinct 5000] [--quick]
+Run from the repository root: bench/peers/.venv/bin/python -m bench.peers.memory [--transitions 100000]
+     [--distinct 5000] [--quick]
 
 The data is a consecutive random-play sequence of real preprocessed Pong transitions (bench/replay.py:
 ALE v5, no sticky actions, AtariPreprocessing, 4-frame stacks), --distinct of them, cycled up to
@@ -32,15 +33,10 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))  # bench/: replay.py's pong_transitions
-import common as K  # noqa: E402
+from bench.peers import common as K
 
 CONTENDERS = ("distrl", "sb3", "sb3-optimized", "rllib")
 TARGET_BYTES = 8 * 1024
@@ -186,7 +182,8 @@ def main() -> None:
         args.transitions, args.distinct = 10_000, 1000
 
     import numpy as np
-    from replay import pong_transitions  # bench/replay.py
+
+    from bench.replay import pong_transitions
     t = time.perf_counter()
     data = pong_transitions(args.distinct, seed=0)
     print(f"{args.distinct:,} consecutive Pong transitions played in {time.perf_counter() - t:.1f} s, "
@@ -199,7 +196,7 @@ def main() -> None:
         for name in args.contenders:
             print(f"{name} ...", end=" ", flush=True)
             argv = ["--child", name, "--data", path, "--transitions", str(args.transitions), "--cores", str(args.cores)]
-            out = K.run_child(Path(__file__), argv, 3600, K.RESULTS / "logs" / f"memory-{name}.log")
+            out = K.run_child("bench.peers.memory", argv, 3600, K.child_log("memory", name))
             rows.append({"contender": name, **out})
             print(out["status"] if out["status"] != "ok" else f"{out['rss_per_transition']:,.0f} B per transition")
     print_table(rows)

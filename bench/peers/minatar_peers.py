@@ -3,9 +3,9 @@ re-implementation of the MinAtar paper's DQN (Young & Tian 2019) (`paper-dqn`), 
 network and DQN values. bench/minatar.py runs distrl's contenders and this script once per peer, each in
 its own process.
 
-Run: bench/peers/.venv/bin/python bench/peers/minatar_peers.py --contender {sb3-dqn,paper-dqn} --game Breakout
-     --seed 1 --budget-s 900 --log-every-s 30 --eval-every-frames 50000 --eval-episodes 10 --out PATH.jsonl
-     [--cores N]
+Run from the repository root: bench/peers/.venv/bin/python -m bench.peers.minatar_peers
+     --contender {sb3-dqn,paper-dqn} --game Breakout --seed 1 --budget-s 900 --log-every-s 30
+     --eval-every-frames 50000 --eval-episodes 10 --out PATH.jsonl [--cores N]
 
 Env: distrl.envs.make_env("MinAtar/<game>-v1", "train", seed=seed), exactly what distrl's contenders train
 on: channel-first uint8 0/1 frames (C, 10, 10), MinAtar's sticky actions (0.1), info["episode"]["r"] at each
@@ -43,8 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common as K
+from bench.peers import common as K
 
 CONTENDERS = ("sb3-dqn", "paper-dqn")
 PAPER_SOURCE = ("Young & Tian 2019, 'MinAtar: An Atari-Inspired Testbed for Thorough and Reproducible "

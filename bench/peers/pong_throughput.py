@@ -1,7 +1,7 @@
 """Comparison 2: training throughput on Pong, distrl Ape-X against SB3 DQN and RLlib DQN.
 
-Run: bench/peers/.venv/bin/python bench/peers/pong_throughput.py [--minutes 10] [--contenders ...]
-     [--cores N] [--learning-starts 20000] [--smoke]
+Run from the repository root: bench/peers/.venv/bin/python -m bench.peers.pong_throughput [--minutes 10]
+     [--contenders ...] [--cores N] [--learning-starts 20000] [--smoke]
 
 Each contender trains on ALE/Pong-v5 with DQN preprocessing (no sticky actions, up to 30 no-op
 starts, action repeat 4 with a max over the last two frames, 84x84 greyscale, 4 stacked frames,
@@ -29,13 +29,11 @@ import argparse
 import csv
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common as K  # noqa: E402
+from bench.peers import common as K
 
 ENV_ID = "ALE/Pong-v5"
 FRAME_SKIP = 4
@@ -240,6 +238,8 @@ def _rllib(seconds: float, seed: int, learning_starts: int, cores: int, capacity
 
     K.pin_torch_threads(cores)
     t0 = time.perf_counter()
+    # RLlib's own Ray, as its examples start it, pinned to --cores (distrl's contender starts its own through
+    # distrl.runtime.ray.run; both with distrl's token, K.protect_ray)
     ray.init(num_cpus=max(cores, 2), include_dashboard=False, logging_level="ERROR")
     register_env("peers-pong", rllib_pong_env)
     config = (
@@ -339,7 +339,7 @@ def main() -> None:
         argv = ["--child", name, "--minutes", str(args.minutes), "--cores", str(args.cores), "--seed", str(args.seed),
                 "--learning-starts", str(args.learning_starts), "--distrl-batch", str(args.distrl_batch),
                 "--capacity", str(args.capacity)]
-        out = K.run_child(Path(__file__), argv, args.minutes * 60 + 600, K.RESULTS / "logs" / f"pong-{name}.log")
+        out = K.run_child("bench.peers.pong_throughput", argv, args.minutes * 60 + 600, K.child_log("pong", name))
         out = {"contender": name, **out, "hyperparameters": HYPERPARAMS[name], "process_s": round(time.perf_counter() - t, 1)}
         rows.append(out)
         print(out["status"] if out["status"] != "ok" else f"{K.fmt(out.get('env_frames_per_s'))} env frames/s steady, "

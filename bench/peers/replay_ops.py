@@ -1,7 +1,7 @@
 """Comparison 3: prioritized replay operations per second at 1M items, distrl against cpprb.
 
-Run: bench/peers/.venv/bin/python bench/peers/replay_ops.py [--items 1000000] [--rounds 2000]
-     [--atari-items 100000] [--cores N] [--quick]
+Run from the repository root: bench/peers/.venv/bin/python -m bench.peers.replay_ops [--items 1000000]
+     [--rounds 2000] [--atari-items 100000] [--cores N] [--quick]
 
 The operations are the learner's and the actors' (Ape-X): add 50 transitions, sample 512,
 update 512 priorities; alpha 0.6, beta 0.4, every priority drawn uniformly from [0.01, 1.01).
@@ -37,14 +37,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))  # bench/: replay.py's data generators
-import common as K  # noqa: E402
+from bench.peers import common as K
 
 ADD, SAMPLE, ALPHA, BETA, INFLIGHT = 50, 512, 0.6, 0.4, 8
 FRAMES = ("obs", "next_obs")  # the fields distrl deflates for Atari
@@ -52,7 +47,7 @@ CONTENDERS = ("distrl", "cpprb", "distrl-ray")  # in-process pair first: Ray's t
 
 
 def _batches(rng, n: int = 64) -> list[dict]:
-    from replay import cartpole_batches  # bench/replay.py
+    from bench.replay import cartpole_batches
     return cartpole_batches(n, rng)
 
 
@@ -163,11 +158,11 @@ def _remote_table_cls():
 
 def _distrl_ray(items: int, rounds: int, atari_items: int, pong_frames: int, cores: int) -> dict:
     K.protect_ray()
-    import logging
-
     import numpy as np
     import ray
-    ray.init(num_cpus=max(cores, 2), include_dashboard=False, logging_level=logging.ERROR)
+
+    from distrl.runtime.ray import connect
+    connect("", max(cores, 2))  # as distrl's runs start their local Ray (the table actor takes one CPU)
     try:
         rng = np.random.default_rng(0)
         remote = ray.remote(_remote_table_cls()).options(num_cpus=1)
@@ -195,7 +190,7 @@ def _distrl_ray(items: int, rounds: int, atari_items: int, pong_frames: int, cor
         out = _rates(items, fill_s, rounds, su_s, mixed_s, size=size)
         ray.kill(table)
 
-        from replay import pong_transitions  # bench/replay.py: real preprocessed Pong stacks
+        from bench.replay import pong_transitions  # real preprocessed Pong stacks
         t = time.perf_counter()
         data = pong_transitions(pong_frames)
         gen_s = time.perf_counter() - t
@@ -285,7 +280,7 @@ def main() -> None:
         t = time.perf_counter()
         argv = ["--child", name, "--items", str(args.items), "--rounds", str(args.rounds), "--atari-items",
                 str(args.atari_items), "--pong-frames", str(args.pong_frames), "--cores", str(args.cores)]
-        out = K.run_child(Path(__file__), argv, 3600, K.RESULTS / "logs" / f"replay-{name}.log")
+        out = K.run_child("bench.peers.replay_ops", argv, 3600, K.child_log("replay", name))
         rows.append({"contender": name, **out, "process_s": round(time.perf_counter() - t, 1)})
         print(out["status"] if out["status"] != "ok" else f"done in {rows[-1]['process_s']} s")
     print_table(rows)

@@ -1,10 +1,11 @@
-"""Markdown tables from bench/peers/results/*.jsonl, ready to paste into BENCHMARKS.md.
+"""Markdown tables from bench/results/peers-*.jsonl, ready to paste into BENCHMARKS.md.
 
-Run: bench/peers/.venv/bin/python bench/peers/report.py [--results DIR] [--all-runs]
+Run from the repository root: bench/peers/.venv/bin/python -m bench.peers.report [--results DIR] [--all-runs]
 
-Takes the latest run of each comparison (one run = one invocation of its script, one run_id;
-for CartPole, the newest row of each contender and seed, so seeds may be run separately), prints the tables to stdout and writes them to results/BENCHMARKS-peers.md. Ratios are distrl /
-peer; targets are the issue's, reported and never asserted.
+Takes the latest run of each comparison (one run = one invocation of its script, one run_id; for
+CartPole, the newest row of each contender and seed, so seeds may be run separately), prints the tables
+to stdout and writes them to bench/results/peers-report.md. Ratios are distrl / peer; targets are the
+issue's, reported and never asserted.
 """
 
 from __future__ import annotations
@@ -14,11 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from cartpole_solve import summarize  # noqa: E402
-
-import common as K  # noqa: E402
+from bench.peers import common as K
+from bench.peers.cartpole_solve import summarize
 
 ORDER = ("cartpole", "pong", "replay", "memory")
 
@@ -26,7 +24,7 @@ ORDER = ("cartpole", "pong", "replay", "memory")
 def load(results: Path, all_runs: bool) -> dict[str, list[dict]]:
     runs: dict[str, list[dict]] = {}
     for name in ORDER:
-        path = results / f"{name}.jsonl"
+        path = K.results_path(name, results)
         if not path.exists():
             continue
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -206,7 +204,7 @@ def main() -> None:
     args = ap.parse_args()
     runs = load(args.results, args.all_runs)
     if not runs:
-        sys.exit(f"no results in {args.results}: run bench/peers/run_all.sh (or one of the scripts) first")
+        sys.exit(f"no peers-*.jsonl in {args.results}: run bench/peers/run_all.sh (or one of the comparisons) first")
     lines = ["# Peer benchmarks (`bench/peers/`)", "",
              "distrl side by side with stable-baselines3, RLlib and cpprb, all from one virtual environment "
              "(`bench/peers/setup.sh`), each contender in its own process pinned to the same CPUs. Figures only; "
@@ -216,7 +214,7 @@ def main() -> None:
             lines += {"cartpole": cartpole, "pong": pong, "replay": replay, "memory": memory}[name](runs[name])
     text = "\n".join(lines)
     print(text)
-    out = args.results / "BENCHMARKS-peers.md"
+    out = args.results / "peers-report.md"
     out.write_text(text + "\n")
     print(f"\n(written to {out})", file=sys.stderr)
 

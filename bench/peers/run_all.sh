@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every peer comparison with its default (full) settings, then the Markdown report.
-# Appends to bench/peers/results/*.jsonl and writes results/BENCHMARKS-peers.md.
+# Appends to bench/results/peers-*.jsonl and writes bench/results/peers-report.md (or both under BENCH_RESULTS=DIR).
 #
 # Takes hours on a 2-core machine: CartPole 4 contenders x 3 seeds (each up to 200k frames),
 # Pong 3 x 10 min, replay ops at 1M items, memory at 100k Atari transitions (SB3's unoptimized
@@ -18,14 +18,14 @@ CORES="${CORES:-$(nproc)}"
 
 for name in ${PEERS:-cartpole pong replay memory}; do
   case "$name" in
-    cartpole) script=cartpole_solve.py ;;
-    pong)     script=pong_throughput.py ;;
-    replay)   script=replay_ops.py ;;
-    memory)   script=memory.py ;;
+    cartpole) module=cartpole_solve ;;
+    pong)     module=pong_throughput ;;
+    replay)   module=replay_ops ;;
+    memory)   module=memory ;;
     *) echo "unknown comparison $name (cartpole, pong, replay, memory)" >&2; exit 2 ;;
   esac
-  echo "=== $name: bench/peers/$script --cores $CORES"
-  "$PY" "bench/peers/$script" --cores "$CORES"
+  echo "=== $name: -m bench.peers.$module --cores $CORES"
+  "$PY" -m "bench.peers.$module" --cores "$CORES"
 done
 
-"$PY" "$HERE/report.py"
+"$PY" -m bench.peers.report

@@ -5,6 +5,11 @@
 #
 # Idempotent: skips when .venv/.installed-peers holds exactly the pins below (change a pin and it
 # reinstalls into the same venv). PYTHON=python3.11 bash bench/peers/setup.sh picks the interpreter.
+#
+# DMC=1 bash bench/peers/setup.sh builds bench/peers/.venv-dmc instead, for the DeepMind Control races
+# (python -m bench.peers.continuous --env dm_control/walker-walk-v0): dm_control 1.0.50 needs MuJoCo
+# below 4.0, and the MuJoCo races run on 4.0, so the two cannot share one venv. Same torch, numpy, Ray
+# and stable-baselines3; gymnasium 1.4.0 as the project's own venv (no RLlib here to pin it).
 set -euo pipefail
 
 # Pins. torch, ray, ale-py and numpy are those of the project's own .venv (pip freeze there);
@@ -27,15 +32,31 @@ PINS=(
                                # distrl itself keeps it an optional extra (distrl[minatar])
 )
 
+DMC_PINS=(
+  "torch==2.13.0"
+  "numpy==2.4.6"
+  "gymnasium==1.4.0"
+  "mujoco==3.17.0"             # dm_control 1.0.50 fails on 4.0 (the project's dmc extra holds it below)
+  "dm-control==1.0.50"
+  "shimmy[dm-control]==2.0.1"
+  "ray==2.60.0"
+  "stable-baselines3==2.9.2"
+  "psutil==7.2.2"
+)
+
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 VENV="$HERE/.venv"
+if [[ "${DMC:-0}" == "1" ]]; then
+  VENV="$HERE/.venv-dmc"
+  PINS=("${DMC_PINS[@]}")
+fi
 MARKER="$VENV/.installed-peers"
 PYTHON="${PYTHON:-python3}"
 WANT="$(printf '%s\n' "${PINS[@]}" "distrl -e $ROOT")"
 
 if [[ -f "$MARKER" && "$(cat "$MARKER")" == "$WANT" ]]; then
-  echo "bench/peers/.venv is up to date ($MARKER)"
+  echo "$VENV is up to date ($MARKER)"
   exit 0
 fi
 
@@ -50,8 +71,12 @@ PIP=("$VENV/bin/python" -m pip install --disable-pip-version-check --quiet)
 import importlib.metadata as md
 import torch
 assert not torch.version.cuda, f"torch {torch.__version__} is a CUDA build; reinstall torch==2.13.0 first"
-for name in ("distrl", "torch", "numpy", "gymnasium", "ale-py", "ray", "stable-baselines3", "cpprb", "minatar", "mujoco"):
-    print(f"  {name} {md.version(name)}")
+for name in ("distrl", "torch", "numpy", "gymnasium", "ale-py", "ray", "stable-baselines3", "cpprb", "minatar", "mujoco",
+             "dm-control"):
+    try:
+        print(f"  {name} {md.version(name)}")
+    except md.PackageNotFoundError:
+        pass
 EOF
 printf '%s\n' "$WANT" > "$MARKER"
-echo "bench/peers/.venv ready"
+echo "$VENV ready"

@@ -2,8 +2,8 @@
 actor, inline) against Stable-Baselines3's TD3 with the same values, greedy return per frame, over seeds.
 
     bash bench/peers/setup.sh
-    bench/peers/.venv/bin/python bench/peers/td3_check.py --env HalfCheetah-v5 --seeds 1,2,3 --frames 100000
-    bench/peers/.venv/bin/python bench/peers/td3_check.py --collect    # results + figure from --run-root
+    bench/peers/.venv/bin/python -m bench.peers.td3_check --env HalfCheetah-v5 --seeds 1,2,3 --frames 100000
+    bench/peers/.venv/bin/python -m bench.peers.td3_check --collect    # results + figure from --run-root
 
 The question is what each learns per frame, not how fast it runs, so the runs (one single-threaded
 process each) go `--parallel` at a time and no clock is compared. Both evaluate the noiseless policy
@@ -28,14 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT / "bench"))
-from continuous import EVAL_EPISODES, HYPERPARAMS, peer_rows  # noqa: E402
-
-import common as K  # noqa: E402  (bench/peers/common.py)
-from runs import run_for  # noqa: E402  (bench/runs.py)
+from bench.peers import common as K
+from bench.peers.continuous import EVAL_EPISODES, HYPERPARAMS, peer_rows
+from bench.runs import RESULTS, ROOT, run_for
 
 CONTENDERS = ("distrl-td3-values", "sb3-td3")
 EVAL_EVERY = 5000
@@ -44,7 +39,7 @@ MARK_EVERY = 25_000
 
 def command(name: str, env: str, seed: int, frames: int, run_dir: Path, peer_out: Path) -> list[str]:
     if name == "sb3-td3":
-        return [sys.executable, str(HERE / "continuous.py"), "--child", "sb3-td3", "--env", env, "--seed", str(seed),
+        return [sys.executable, "-m", "bench.peers.continuous", "--child", "sb3-td3", "--env", env, "--seed", str(seed),
                 "--budget-s", str(10**7), "--log-every-s", "60", "--eval-every-frames", str(EVAL_EVERY),
                 "--max-frames", str(frames), "--out", str(peer_out)]
     return [sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", env, "--preset", "apex-dpg-td3",
@@ -137,7 +132,7 @@ def main() -> None:
 
     results = {n: {s: distrl_evaluations(paths[n, s][0]) if n.startswith("distrl") else peer_evaluations(paths[n, s][1])
                    for s in seeds} for n in names}
-    out = ROOT / "bench" / "results" / f"{tag}.jsonl"
+    out = RESULTS / f"{tag}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w") as f:
         f.write(json.dumps({"env": args.env, "seeds": seeds, "frames": args.frames, "machine": K.machine_info(),

@@ -1,4 +1,4 @@
-"""distrl from Python: `train`, `resume`, `load_policy` and `evaluate`. The `distrl` command calls these, so the two
+"""distrl from Python: `train`, `resume`, `load_policy`, `evaluate` and `export`. The `distrl` command calls these, so the two
 cannot drift; errors are `distrl.ConfigError` (and the other `distrl.DistrlError`s), which the command
 prints as one line."""
 
@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from distrl import __version__
 from distrl import config as C
 from distrl.errors import ConfigError
 from distrl.factory import Factory, check_picklable
@@ -121,6 +122,35 @@ def evaluate(run_dir: str | Path, *, episodes: int | None = None, epsilon: float
     result = {**evaluator.run(), "env": str(cfg.env), "checkpoint": policy.checkpoint, "updates": policy.updates}
     (Path(run_dir) / "eval.json").write_text(json.dumps(result, indent=2))
     return result
+
+
+def export(run_dir: str | Path, *, format: str = "torchscript", out: str | Path | None = None,
+           env: EnvSpec | None = None, network: NetworkFactory | None = None, **unknown: Any) -> dict[str, str]:
+    """The greedy policy of the latest checkpoint in `run_dir` as a file that runs without distrl: TorchScript
+    (`torch.jit.load`) or ONNX (onnxruntime; the `onnx` extra exports it), the observation as the run's env
+    gives it in, the action out (an LSTM policy also takes and returns its state). Beside it, FILE.json
+    states the env, the wrappers that make its observation, the action space and how to call the file.
+    Default `out`: RUN_DIR/policy.pt or policy.onnx. Returns {"file": ..., "about": ...}. `distrl export`
+    calls it."""
+    from distrl.components.export import FORMATS, export_policy
+    from distrl.envs import make_env
+    _refuse_unknown("export", unknown)
+    if format not in FORMATS:
+        raise ConfigError(f"unknown export format {format!r}: choose one of {', '.join(FORMATS)}")
+    if format == "onnx":
+        try:
+            import onnx  # noqa: F401  (torch's ONNX exporter needs both)
+            import onnxscript  # noqa: F401
+        except ImportError:
+            raise ConfigError("--format onnx needs the onnx and onnxscript packages: pip install 'distrl[onnx]' "
+                              "(or export --format torchscript, which needs only torch)") from None
+    cfg = _load(run_dir, env, network)
+    policy = _evaluator(cfg, 1).policy
+    path = Path(out) if out is not None else Path(run_dir) / f"policy{FORMATS[format]}"
+    about = {"distrl": __version__, "architecture": cfg.architecture, "checkpoint": policy.checkpoint,
+             "updates": policy.updates}
+    sidecar = export_policy(policy, make_env(cfg.env, "eval", seed=0), str(cfg.env), format, path, about)
+    return {"file": str(path), "about": str(sidecar)}
 
 
 def _evaluator(cfg: Any, episodes: int | None) -> Any:

@@ -1,4 +1,4 @@
-"""`distrl train | eval | plot | presets`: user errors end as one line on stderr and exit code 2, no traceback."""
+"""`distrl train | eval | export | plot | presets`: user errors end as one line on stderr and exit code 2, no traceback."""
 
 from __future__ import annotations
 
@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("run_dir", metavar="RUN_DIR")
     ev.add_argument("--episodes", type=int, help="episodes to run (default: the run's eval_episodes)")
     ev.add_argument("--epsilon", type=float, help="exploration during evaluation (default: the run's, 0.001)")
+    ex = sub.add_parser("export", help="the greedy policy as a TorchScript or ONNX file that runs without distrl")
+    ex.add_argument("run_dir", metavar="RUN_DIR")
+    ex.add_argument("--format", default="torchscript", help="torchscript (needs only torch) or onnx (onnxruntime)")
+    ex.add_argument("--out", help="file to write (default RUN_DIR/policy.pt or RUN_DIR/policy.onnx)")
     plot = sub.add_parser("plot", help="learning curves and rates of one or more runs, as a PNG")
     plot.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     plot.add_argument("--out", default="curves.png", help="PNG file to write (default curves.png)")
@@ -121,6 +125,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from distrl import api
+
+    written = api.export(args.run_dir, format=args.format, out=args.out)
+    print(f"wrote {written['file']} (the policy) and {written['about']} (its observation, action and usage)")
+    return 0
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     from distrl.plotting import plot_runs
 
@@ -146,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         args = build_parser().parse_args(argv)
-        return {"train": cmd_train, "eval": cmd_eval, "plot": cmd_plot,
+        return {"train": cmd_train, "eval": cmd_eval, "export": cmd_export, "plot": cmd_plot,
                 "presets": cmd_presets}[args.command](args)
     except DistrlError as exc:
         print(f"distrl: error: {exc}", file=sys.stderr)

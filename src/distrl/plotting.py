@@ -1,5 +1,6 @@
 """`distrl plot`: learning curves from metrics.csv, runs of one config (differing only in seed)
-drawn as their mean with a min-max band, plus a panel of component rates."""
+drawn as their mean with a min-max band, one return panel per env (returns of different games share
+no scale), plus a panel of component rates."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from distrl.errors import ConfigError
 X_AXES = ("frames", "wall_s", "updates")
 
 
-def read_run(run_dir: Path) -> tuple[str, dict[str, np.ndarray]]:
-    """(label shared by the run's seeds, columns of metrics.csv as float arrays)."""
+def read_run(run_dir: Path) -> tuple[str, str, dict[str, np.ndarray]]:
+    """(env, label shared by the run's seeds, columns of metrics.csv as float arrays)."""
     metrics = run_dir / "metrics.csv"
     if not metrics.is_file():
         raise ConfigError(f"{run_dir} has no metrics.csv: give the directory of a distrl run")
@@ -26,12 +27,13 @@ def read_run(run_dir: Path) -> tuple[str, dict[str, np.ndarray]]:
     if not rows:
         raise ConfigError(f"{metrics} has no rows yet: let the run log at least once")
     columns = {k: np.array([float(r[k]) if r.get(k) not in (None, "") else np.nan for r in rows]) for k in rows[0]}
-    label = run_dir.name
+    env, label = "", run_dir.name
     config = run_dir / "config.json"
     if config.is_file():
         cfg = json.loads(config.read_text())
+        env = str(cfg.get("env"))
         label = f"{cfg.get('architecture')} {cfg.get('env')} {cfg.get('preset')} {cfg.get('runtime')}"
-    return label, columns
+    return env, label, columns
 
 
 def _pyplot():
@@ -47,6 +49,8 @@ def draw_returns(ax, label: str, runs: list[dict[str, np.ndarray]], x: str,
     top = min(r[x][-1] for r in runs)  # the range every seed covers
     grid = np.linspace(0, top, 200)
     curves = np.array([np.interp(grid, r[x], r[y]) for r in runs])
+    seen = ~np.isnan(curves).all(axis=0)  # before any run's first episode there is no return to average
+    grid, curves = grid[seen], curves[:, seen]
     line, = ax.plot(grid, np.nanmean(curves, axis=0), label=f"{label} ({len(runs)} run{'s' * (len(runs) > 1)})")
     if len(runs) > 1:
         ax.fill_between(grid, np.nanmin(curves, axis=0), np.nanmax(curves, axis=0), color=line.get_color(), alpha=0.2)
@@ -79,18 +83,24 @@ def plot_runs(run_dirs: list[Path], out: Path, x: str = "frames") -> Path:
     if x not in X_AXES:
         raise ConfigError(f"invalid value {x!r} for --x: accepted values are {', '.join(X_AXES)}")
     plt = _pyplot()
-    groups: dict[str, list[dict[str, np.ndarray]]] = defaultdict(list)
+    by_env: dict[str, dict[str, list[dict[str, np.ndarray]]]] = defaultdict(lambda: defaultdict(list))
     for run_dir in run_dirs:
-        label, columns = read_run(Path(run_dir))
-        groups[label].append(columns)
-    fig, (ret_ax, rate_ax) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
-    for label, runs in groups.items():
-        draw_returns(ret_ax, label, runs, x)
-        for name in RATE_NAMES.values():
-            if name in runs[0]:
-                rate_ax.plot(runs[0][x], runs[0][name], label=f"{name} ({label})", linewidth=1)
-    ret_ax.set_ylabel("return (mean of the last 100 training episodes)")
-    ret_ax.legend(fontsize=8)
+        env, label, columns = read_run(Path(run_dir))
+        by_env[env][label].append(columns)
+    fig = plt.figure(figsize=(max(9, 6 * len(by_env)), 8))
+    panels = fig.add_gridspec(2, len(by_env))
+    rate_ax = fig.add_subplot(panels[1, :])
+    for i, (env, groups) in enumerate(by_env.items()):
+        ret_ax = fig.add_subplot(panels[0, i])
+        for label, runs in groups.items():
+            draw_returns(ret_ax, label, runs, x)
+            for name in RATE_NAMES.values():
+                if name in runs[0]:
+                    rate_ax.plot(runs[0][x], runs[0][name], label=f"{name} ({label})", linewidth=1)
+        ret_ax.set_title(env or "runs", fontsize=10)
+        ret_ax.set_xlabel(x)
+        ret_ax.set_ylabel("return (mean of the last 100 training episodes)" if i == 0 else "")
+        ret_ax.legend(fontsize=8)
     rate_ax.set_ylabel("per second")
     rate_ax.set_yscale("symlog")
     rate_ax.set_xlabel(x)

@@ -114,6 +114,8 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         from distrl.runtime import inline as runtime
 
     arch = make_architecture(cfg)  # probes the env first: a bad env id fails before anything is written
+    if cfg.runtime == "ray":
+        runtime.check_this_machine(arch)  # as many role processes as the cores hold, before any starts
     run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir(cfg)
     cfg.run_dir = str(run_dir)
     prepare_run_dir(run_dir, resume=resume, overwrite=overwrite)

@@ -8,6 +8,6 @@ RayTransport. Ray restarts every role instance (max_restarts=-1); what each arch
 of its roles restarts is in its module's docstring (distrl.architectures)."""
 
 from distrl.runtime.ray.cluster import connect
-from distrl.runtime.ray.placement import run
+from distrl.runtime.ray.placement import check_this_machine, run
 
-__all__ = ["connect", "run"]
+__all__ = ["check_this_machine", "connect", "run"]

@@ -26,6 +26,9 @@ from distrl.runtime.ray.cluster import RESTART, call, connect
 # A learner's call returns after this long even short of its n updates, so that a slow learner (a CPU one
 # on Atari makes ~0.5 batches of 512 a second) never holds back the run's progress, checkpoints or stop.
 LEARNER_CALL_S = 1.0
+# A local Ray places up to this many role processes per core: most of them wait (actors on the replay's
+# ratio, shards and the evaluator on calls), so 2 actors, a learner, a replay and an evaluator share 2 cores.
+ROLES_PER_CPU = 4
 
 
 class RayTransport:
@@ -166,10 +169,41 @@ def ray_placement(address: str, cpus: int) -> Iterator[RayPlacement]:
             ray.shutdown()
 
 
+def check_room(processes: int, actors: int, cpus: int, per_cpu: int, where: str) -> None:
+    """Refuse, before any role starts, more role processes than `cpus` hold at `per_cpu` each: a local
+    Ray would start them all and thrash (100,000 actors once took 2 cores to load 82 and trained
+    nothing), a cluster would leave the excess pending for ever."""
+    room = cpus * per_cpu
+    if processes <= room:
+        return
+    fits = room - (processes - actors)  # the other roles' processes stay whatever --actors is
+    hold = f"{cpus} CPUs hold {room} role processes ({per_cpu} per CPU)" if per_cpu > 1 \
+        else f"{cpus} CPUs hold {room} role processes (one each)"
+    fix = f"use --actors {fits} or fewer" if fits >= 1 else "its other roles alone do not fit"
+    raise ConfigError(f"--actors {actors} needs {processes} Ray processes (one per role instance), but {where}'s "
+                      f"{hold}: {fix}, or join a larger cluster with --address")
+
+
+def check_this_machine(wiring: Wiring) -> None:
+    """A local Ray's room, asked before the run writes or starts anything (a joined cluster's in run())."""
+    if not (ray.is_initialized() or wiring.cfg.address or os.environ.get("RAY_ADDRESS")):
+        check_room(role_processes(wiring), wiring.cfg.actors, len(os.sched_getaffinity(0)), ROLES_PER_CPU,
+                   "this machine")
+
+
+def role_processes(wiring: Wiring) -> int:
+    return sum(role.count for role in wiring.roles())
+
+
 def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
         hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
     """Any wiring on Ray, a CPU for each of its role instances. `resume` needs nothing here: the stateful
     roles restore themselves from the run's newest checkpoint."""
-    cpus = sum(role.count for role in wiring.roles())
-    with ray_placement(wiring.cfg.address, cpus) as placement:
+    check_this_machine(wiring)
+    processes = role_processes(wiring)
+    joined = ray.is_initialized() or bool(wiring.cfg.address or os.environ.get("RAY_ADDRESS"))
+    with ray_placement(wiring.cfg.address, processes) as placement:
+        if joined:  # each role asks Ray for a whole CPU: the excess would wait for ever
+            cpus = int(ray.cluster_resources().get("CPU", 0))
+            check_room(processes, wiring.cfg.actors, cpus, 1, "the Ray cluster")
         return drive(wiring, placement, run_dir, monitor, hook)

@@ -1,0 +1,1 @@
+"""distrl's benchmarks, run as modules from the repository root (bench/README.md)."""
