@@ -12,6 +12,15 @@ EVAL_PROTOCOLS: dict[str, dict[str, Any]] = {
     "dqn": {"eval_epsilon": 0.05, "eval_episodes": 30, "eval_max_frames": 18_000},  # DQN and Gorila: 5 minutes
 }
 
+# TD3's learner (Fujimoto et al. 2018) as SB3 runs it with rl-baselines3-zoo's MuJoCo values, in distrl's
+# options: apex-dpg-td3 around one actor and uniform replay, apex-dpg-td3-learner inside Ape-X.
+TD3_LEARNER: dict[str, Any] = {
+    "actor.sigma": 0.1, "learner.batch_size": 256, "learner.n_step": 1, "learner.lr": 1e-3,
+    "learner.actor_grad_clip": 0.0, "learner.tau": 0.005, "learner.twin_critics": True,
+    "learner.target_noise": 0.2, "learner.target_noise_clip": 0.5, "learner.policy_delay": 2,
+    "net.activation": "relu", "net.critic_action_layer": 0,
+}
+
 # name -> (architecture, source, overrides). Defaults of the dataclasses are the paper's values.
 PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "apex-atari": ("apex", "Horgan et al. 2018, sec. 4.1 and appendix C (the defaults): centered RMSProp by "
@@ -141,14 +150,10 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                      "gradient clipping; for --runtime inline, the check that distrl's DPG learns as TD3 does", {
         "actors": 1, "max_frames": 1_000_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "eval_every": 5000, "eval_episodes": 5,
-        "actor.sigma": 0.1, "actor.random_frames": 10_000, "actor.flush_size": 1, "actor.pull_every": 1,
+        **TD3_LEARNER, "actor.random_frames": 10_000, "actor.flush_size": 1, "actor.pull_every": 1,
         "replay.capacity": 1_000_000, "replay.min_size": 10_000, "replay.sampling": "uniform",
         "replay.eviction": "fifo", "replay.samples_per_insert": 256.0, "inline.actor_steps": 1,
-        "learner.batch_size": 256, "learner.n_step": 1, "learner.gamma": 0.99, "learner.lr": 1e-3,
-        "learner.actor_grad_clip": 0.0, "learner.tau": 0.005, "learner.twin_critics": True,
-        "learner.target_noise": 0.2, "learner.target_noise_clip": 0.5, "learner.policy_delay": 2,
-        "net.actor_hidden": (400, 300), "net.critic_hidden": (400, 300), "net.activation": "relu",
-        "net.critic_action_layer": 0,
+        "learner.gamma": 0.99, "net.actor_hidden": (400, 300), "net.critic_hidden": (400, 300),
     }),
     "apex-dpg-small": ("apex-dpg", "distrl: apex-dpg-pendulum's learning values (Adam 1e-3, batch 128, learning from "
                        "1,000 transitions, 64 samples per insert on Ray) for MuJoCo-class tasks with a few actors, "
@@ -173,15 +178,11 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                              "evaluated every 2,500 updates", {
         "actors": 2, "max_frames": 1_000_000, "log_every_s": 10.0, "checkpoint_every": 5000,
         "eval_every": 2500, "eval_episodes": 5,
-        "actor.sigma": 0.1, "actor.random_frames": 5000, "actor.pull_every": 50, "actor.flush_size": 25,
+        **TD3_LEARNER, "actor.random_frames": 5000, "actor.pull_every": 50, "actor.flush_size": 25,
         "replay.min_size": 10_000, "replay.samples_per_insert": 32.0,
         "inline.actor_steps": 8,  # 32 samples per insert: one batch of 256 per inline round of 8 frames
-        "ray.steps_per_call": 50, "ray.publish_every": 4,
-        "learner.batch_size": 256, "learner.n_step": 1, "learner.lr": 1e-3, "learner.actor_grad_clip": 0.0,
-        "learner.tau": 0.005, "learner.twin_critics": True, "learner.target_noise": 0.2,
-        "learner.target_noise_clip": 0.5, "learner.policy_delay": 2, "learner.fused_adam": True,
-        "net.actor_hidden": (256, 256), "net.critic_hidden": (256, 256), "net.activation": "relu",
-        "net.critic_action_layer": 0,
+        "ray.steps_per_call": 50, "ray.publish_every": 4, "learner.fused_adam": True,
+        "net.actor_hidden": (256, 256), "net.critic_hidden": (256, 256),
     }),
     "ba3c-atari": ("ba3c", "Adamski et al. 2018, table 1 (the defaults): 64 workers, n_sim 10, bs 32, 4 parameter "
                    "servers, Adam lr 1e-3 eps 1e-8 betas 0.8/0.75, sync with 90% of the workers, 128-unit layer", {}),

@@ -184,9 +184,14 @@ def check_room(processes: int, actors: int, cpus: int, per_cpu: int, where: str)
                       f"{hold}: {fix}, or join a larger cluster with --address")
 
 
+def joins(wiring: Wiring) -> bool:
+    """Whether the run joins a Ray it did not start: one already up in this process, or an address."""
+    return ray.is_initialized() or bool(wiring.cfg.address or os.environ.get("RAY_ADDRESS"))
+
+
 def check_this_machine(wiring: Wiring) -> None:
     """A local Ray's room, asked before the run writes or starts anything (a joined cluster's in run())."""
-    if not (ray.is_initialized() or wiring.cfg.address or os.environ.get("RAY_ADDRESS")):
+    if not joins(wiring):
         check_room(role_processes(wiring), wiring.cfg.actors, len(os.sched_getaffinity(0)), ROLES_PER_CPU,
                    "this machine")
 
@@ -201,7 +206,7 @@ def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
     roles restore themselves from the run's newest checkpoint."""
     check_this_machine(wiring)
     processes = role_processes(wiring)
-    joined = ray.is_initialized() or bool(wiring.cfg.address or os.environ.get("RAY_ADDRESS"))
+    joined = joins(wiring)
     with ray_placement(wiring.cfg.address, processes) as placement:
         if joined:  # each role asks Ray for a whole CPU: the excess would wait for ever
             cpus = int(ray.cluster_resources().get("CPU", 0))
