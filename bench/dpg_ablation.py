@@ -47,12 +47,30 @@ VARIANTS: dict[str, dict] = {
                  "learner.policy_delay": 2, "actor.sigma": 0.1, "net.activation": "relu", "learner.lr": 1e-3,
                  "learner.n_step": 1, "replay.sampling": "uniform", "learner.actor_grad_clip": 0.0},
 }
+# Hopper-v5 from the other side: apex-dpg-td3-learner (1.36x TD3 on HalfCheetah, 259 on Hopper) with one of
+# its departures from apex-dpg-small (3,111 on Hopper, 351 on HalfCheetah) at a time.
+TD3_LEARNER_BASE = {"eval_every": 1000, "eval_episodes": 5, "log_every_s": 10.0}
+TD3_LEARNER_VARIANTS: dict[str, dict] = {
+    "td3-learner": {},
+    "small-ratio": {"learner.batch_size": 128, "replay.samples_per_insert": 64.0, "inline.actor_steps": 2},
+    "sigma-0.3": {"actor.sigma": 0.3},
+    "start-1000": {"replay.min_size": 1000, "actor.random_frames": 0},
+    "tanh-400-300": {"net.activation": "tanh", "net.actor_hidden": (400, 300), "net.critic_hidden": (400, 300),
+                     "net.critic_action_layer": 1},
+    "single-critic": {"learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1},
+    "hard-targets": {"learner.tau": 0.0, "learner.target_update": 100},
+}
+BASES = {"apex-dpg-mujoco": (BASE, VARIANTS), "apex-dpg-td3-learner": (TD3_LEARNER_BASE, TD3_LEARNER_VARIANTS)}
 MARKS_S = (300, 600, 1200)
 
 
-def command(env: str, seed: int, settings: dict, run_dir: Path) -> list[str]:
-    sets = [x for k, v in {**BASE, **settings}.items() for x in ("--set", f"{k}={v}")]
-    return [sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", env, "--preset", "apex-dpg-mujoco",
+def setting(value) -> str:
+    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def command(env: str, seed: int, preset: str, settings: dict, run_dir: Path) -> list[str]:
+    sets = [x for k, v in {**BASES[preset][0], **settings}.items() for x in ("--set", f"{k}={setting(v)}")]
+    return [sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", env, "--preset", preset,
             "--runtime", "ray", "--actors", "2", "--seed", str(seed), "--run-dir", str(run_dir), "--overwrite",
             "--quiet", *sets]
 
@@ -77,29 +95,33 @@ def main() -> None:
     p.add_argument("--env", default="HalfCheetah-v5")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--budget-s", type=float, default=600.0)
-    p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated subset of {', '.join(VARIANTS)}")
+    p.add_argument("--preset", default="apex-dpg-mujoco", choices=sorted(BASES),
+                   help="the base: the paper's rule, or TD3's learner inside Ape-X (its own variants)")
+    p.add_argument("--variants", help="comma-separated subset of the base's variants (default: all of them)")
     p.add_argument("--run-root", type=Path, default=ROOT / "runs" / "bench-dpg-ablation")
     p.add_argument("--collect", action="store_true", help="run nothing: rebuild the results from --run-root")
     args = p.parse_args()
-    names = [n for n in args.variants.split(",") if n]
-    if unknown := [n for n in names if n not in VARIANTS]:
-        p.error(f"unknown variant(s) {', '.join(unknown)}: choose from {', '.join(VARIANTS)}")
-    tag = f"dpg-ablation-{args.env.replace('/', '-')}-seed{args.seed}-{args.budget_s:.0f}s"
+    base, variants = BASES[args.preset]
+    names = [n for n in (args.variants or ",".join(variants)).split(",") if n]
+    if unknown := [n for n in names if n not in variants]:
+        p.error(f"unknown variant(s) {', '.join(unknown)} for {args.preset}: choose from {', '.join(variants)}")
+    subject = args.env.replace('/', '-') + ("" if args.preset == "apex-dpg-mujoco" else f"-{args.preset}")
+    tag = f"dpg-ablation-{subject}-seed{args.seed}-{args.budget_s:.0f}s"
     out = RESULTS / f"{tag}.jsonl"
     kept = {}
     if out.exists():  # variants not run this time keep their rows
         kept = {r["variant"]: r for r in map(json.loads, out.read_text().splitlines()) if "variant" in r}
-    header = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "base": BASE,
-              "preset": "apex-dpg-mujoco", "machine": machine_info(),
+    header = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "base": base,
+              "preset": args.preset, "machine": machine_info(),
               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     for name in names:
         run_dir, log = args.run_root / f"{tag}-{name}", args.run_root / f"{tag}-{name}.log"
         if not args.collect:
-            print(f"=== {name}: {VARIANTS[name] or 'the paper rule'}, {args.budget_s:.0f} s", flush=True)
-            run_for(command(args.env, args.seed, VARIANTS[name], run_dir), args.budget_s, log)
+            print(f"=== {name}: {variants[name] or args.preset}, {args.budget_s:.0f} s", flush=True)
+            run_for(command(args.env, args.seed, args.preset, variants[name], run_dir), args.budget_s, log)
         if (run_dir / "metrics.csv").exists():
             rows = [r for r in distrl_rows(run_dir) if r["wall_s"] <= args.budget_s + 1]
-            kept[name] = {"variant": name, "settings": VARIANTS[name], **summary(rows, args.budget_s)}
+            kept[name] = {"variant": name, "settings": variants[name], **summary(rows, args.budget_s)}
         write(out, header, kept)  # after each variant: a stopped sweep keeps what it ran
     cols = [c for c in (f"eval_at_{m}s" for m in MARKS_S) if any(c in r for r in kept.values())]
     print("| " + " | ".join(["variant", *cols, "best", "updates/s", "frames/s"]) + " |")

@@ -29,7 +29,7 @@ def private_imports(path: Path) -> list[str]:
 
 def python_files() -> list[Path]:
     files = [*(ROOT / "src").rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
-    return [f for f in files if ".venv" not in f.parts]
+    return [f for f in files if not any(part.startswith(".venv") for part in f.parts)]  # .gitignore's .venv, .venv-*
 
 
 def test_no_module_imports_another_modules_underscore_names():

@@ -105,21 +105,31 @@ def load_policy(run_dir: str | Path, *, epsilon: float = 0.0, env: EnvSpec | Non
 
 
 def evaluate(run_dir: str | Path, *, episodes: int | None = None, epsilon: float | None = None,
-             env: EnvSpec | None = None, network: NetworkFactory | None = None, **unknown: Any) -> dict[str, Any]:
+             video: str | Path | None = None, env: EnvSpec | None = None, network: NetworkFactory | None = None,
+             **unknown: Any) -> dict[str, Any]:
     """Play `load_policy(run_dir)` under the run's evaluation protocol (no-op starts on Atari, raw scores):
-    `episodes` (default: the run's eval_episodes) with `epsilon` (default: the run's eval_epsilon, 0.001).
+    `episodes` (default: the run's eval_episodes) with `epsilon` (default: the run's eval_epsilon, 0.001);
+    `video`: a folder where each episode is recorded as eval-episode-I.mp4 (the `video` extra).
     Returns and writes to run_dir/eval.json: returns, mean, std, episodes, epsilon, human_normalized,
-    env, checkpoint, updates. `distrl eval` calls it."""
+    env, checkpoint, updates (and videos: the files). `distrl eval` calls it."""
+    from distrl.envs.video import Video, require_video
     _refuse_unknown("evaluate", unknown)
     if episodes is not None and (not isinstance(episodes, int) or episodes < 1):
         raise ConfigError(f"invalid value {episodes!r} for episodes: accepted values are whole numbers >= 1")
+    if video is not None:
+        require_video()
+        if Path(video).exists() and not Path(video).is_dir():
+            raise ConfigError(f"--video {video} is a file, not a folder: give a folder for the episodes' videos")
     cfg = _load(run_dir, env, network)
     if epsilon is not None:
         C.set_value(cfg, "eval_epsilon", epsilon)
         C.validate(cfg)
     evaluator = _evaluator(cfg, episodes)
     policy = evaluator.policy
-    result = {**evaluator.run(), "env": str(cfg.env), "checkpoint": policy.checkpoint, "updates": policy.updates}
+    result = {**evaluator.run(None if video is None else Video(video)), "env": str(cfg.env),
+              "checkpoint": policy.checkpoint, "updates": policy.updates}
+    if video is not None:
+        result["videos"] = [str(Path(video) / f"eval-episode-{i}.mp4") for i in range(result["episodes"])]
     (Path(run_dir) / "eval.json").write_text(json.dumps(result, indent=2))
     return result
 

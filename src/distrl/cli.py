@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("run_dir", metavar="RUN_DIR")
     ev.add_argument("--episodes", type=int, help="episodes to run (default: the run's eval_episodes)")
     ev.add_argument("--epsilon", type=float, help="exploration during evaluation (default: the run's, 0.001)")
+    ev.add_argument("--video", metavar="DIR", help="record every episode as DIR/eval-episode-I.mp4 (the video extra)")
     ex = sub.add_parser("export", help="the greedy policy as a TorchScript or ONNX file that runs without distrl")
     ex.add_argument("run_dir", metavar="RUN_DIR")
     ex.add_argument("--format", default="torchscript", help="torchscript (needs only torch) or onnx (onnxruntime)")
@@ -117,9 +118,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from distrl import api
 
-    result = api.evaluate(args.run_dir, episodes=args.episodes, epsilon=args.epsilon)
+    result = api.evaluate(args.run_dir, episodes=args.episodes, epsilon=args.epsilon, video=args.video)
     table = Table(title=f"distrl eval  {args.run_dir}", show_header=False)
-    for key in ("env", "checkpoint", "updates", "episodes", "epsilon", "mean", "std", "human_normalized"):
+    for key in ("env", "checkpoint", "updates", "episodes", "epsilon", "mean", "std", "human_normalized",
+                *(["videos"] if args.video else [])):
         table.add_row(key, str(result.get(key)))
     Console().print(table)
     return 0

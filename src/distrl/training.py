@@ -15,10 +15,11 @@ from distrl import config as C
 from distrl.architectures import make_architecture
 from distrl.checkpoint import latest_checkpoint, list_checkpoints, replay_set
 from distrl.components.monitor import Monitor
+from distrl.envs.video import require_video
 from distrl.errors import ConfigError
 
 RUN_FILES = ("config.json", "metrics.csv", "evaluations.csv", "eval.json", "summary.json", "chaos.json", "checkpoints",
-             "tb")
+             "tb", "videos")
 
 
 def default_run_dir(cfg: Any) -> Path:
@@ -114,6 +115,8 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         from distrl.runtime import inline as runtime
 
     arch = make_architecture(cfg)  # probes the env first: a bad env id fails before anything is written
+    if cfg.video_every:
+        require_video()
     if cfg.runtime == "ray":
         runtime.check_this_machine(arch)  # as many role processes as the cores hold, before any starts
     run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir(cfg)

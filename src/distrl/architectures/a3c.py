@@ -208,10 +208,8 @@ class A3C(ShardedWiring):
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         policy = "q" if self.cfg.algo != "a3c" else ("gaussian" if self.continuous else "softmax")
-        epsilon = self.cfg.eval_epsilon if not self.continuous else 0.0
-        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=epsilon, seed=self.seeds["evaluator"], policy=policy,
-                         max_episode_frames=self.cfg.eval_max_frames)
+        return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes,
+                                 epsilon=0.0 if self.continuous else None, policy=policy)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
         net = self.make_net()

@@ -121,6 +121,5 @@ class ApexDPG(ReplayFed):
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         """The noiseless deterministic policy (the paper's evaluation)."""
-        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=0.0, seed=self.seeds["evaluator"], policy="deterministic",
-                         max_episode_frames=self.cfg.eval_max_frames)
+        return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes, epsilon=0.0,
+                                 policy="deterministic")

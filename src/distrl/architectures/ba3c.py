@@ -137,9 +137,7 @@ class BA3C(ShardedWiring):
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         """Greedy episodes (the paper's evaluation scores take the most probable action)."""
-        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self.seeds["evaluator"], policy="softmax",
-                         max_episode_frames=self.cfg.eval_max_frames)
+        return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes, policy="softmax")
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
         net = self.make_net()

@@ -212,9 +212,7 @@ class Gorila(ShardedWiring):
                       learner, self.cfg.bundle, self.cfg.learner.batch_size)
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
-        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self.seeds["evaluator"],
-                         max_episode_frames=self.cfg.eval_max_frames)
+        return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
         """The flat parameter vector as the network's state dict (for the evaluator)."""

@@ -128,9 +128,7 @@ class ReplayFed(Wiring):
         return DQNLearner(self.make_net(), self.cfg.learner, device=device)
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
-        return Evaluator(self.cfg.env, self.make_net(), episodes=self.cfg.eval_episodes if episodes is None
-                         else episodes, epsilon=self.cfg.eval_epsilon, seed=self.seeds["evaluator"],
-                         max_episode_frames=self.cfg.eval_max_frames)
+        return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes)
 
     def learner_step(self, replay: ReplayTable, learner: DQNLearner, sampled=None) -> dict[str, float]:
         """Sample (or take a prefetched sample), train, write back priorities, trim on schedule."""

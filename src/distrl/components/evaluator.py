@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
@@ -9,26 +12,45 @@ from torch import nn
 from distrl.components.policy import Policy
 from distrl.envs import evaluate
 from distrl.envs.scores import human_normalized
+from distrl.envs.video import Video
+
+VIDEO_DIR = "videos"  # in the run directory
 
 
 class Evaluator:
     """A greedy policy (components/policy.py) with a small epsilon (0.001 by default) on the eval env
-    (no-op starts on Atari); `policy` is the Policy kind for the net's output."""
+    (no-op starts on Atari); `policy` is the Policy kind for the net's output. With `video_every` N and a
+    `video_dir`, evaluations 0, N, 2N, ... record their first episode there (eval-UPDATES-episode-0.mp4)."""
 
     def __init__(self, env_id: str, net: nn.Module, *, episodes: int = 20, epsilon: float = 0.001,
-                 seed: int = 0, max_episode_frames: int | None = None, policy: str = "q"):
+                 seed: int = 0, max_episode_frames: int | None = None, policy: str = "q",
+                 video_dir: str | Path | None = None, video_every: int = 0):
         self.env_id, self.net, self.policy = env_id, net, Policy(net, policy)
         self.episodes, self.epsilon, self.seed = episodes, epsilon, seed
         self.max_episode_frames = max_episode_frames
+        self.video_dir, self.video_every, self.evaluations = video_dir, video_every, 0
 
-    def evaluate(self, params: dict[str, torch.Tensor]) -> dict:
+    @classmethod
+    def for_run(cls, cfg: Any, net: nn.Module, seed: int, episodes: int | None = None, *,
+                epsilon: float | None = None, policy: str = "q") -> Evaluator:
+        """The run's protocol from its config (episodes, epsilon, episode cap, videos); `episodes` and
+        `epsilon` replace the config's where the caller decides them."""
+        return cls(cfg.env, net, episodes=cfg.eval_episodes if episodes is None else episodes,
+                   epsilon=cfg.eval_epsilon if epsilon is None else epsilon, seed=seed, policy=policy,
+                   max_episode_frames=cfg.eval_max_frames, video_every=cfg.video_every,
+                   video_dir=Path(cfg.run_dir) / VIDEO_DIR if cfg.run_dir else None)
+
+    def evaluate(self, params: dict[str, torch.Tensor], updates: int = 0) -> dict:
+        """One evaluation of `params` (after `updates`), recorded when the schedule says so."""
         self.net.load_state_dict(params)
-        return self.run()
+        filmed = self.video_every and self.video_dir is not None and self.evaluations % self.video_every == 0
+        self.evaluations += 1
+        return self.run(Video(self.video_dir, f"eval-{updates:09d}", episodes=1) if filmed else None)
 
-    def run(self) -> dict:
-        """The protocol's episodes with the parameters the net holds."""
+    def run(self, video: Video | None = None) -> dict:
+        """The protocol's episodes with the parameters the net holds (`video`: recorded there)."""
         returns = evaluate(self.env_id, self.policy, self.episodes, epsilon=self.epsilon, seed=self.seed,
-                           max_episode_frames=self.max_episode_frames)
+                           max_episode_frames=self.max_episode_frames, video=video)
         mean = float(np.mean(returns)) if returns else float("nan")
         return {"returns": [float(r) for r in returns], "mean": mean,
                 "std": float(np.std(returns)) if returns else float("nan"),

@@ -388,4 +388,5 @@ class EvaluatorWorker:
             self.evaluator = wiring.make_evaluator()
 
     def evaluate(self, params: dict[str, Any], updates: int) -> dict:
-        return {**self.evaluator.evaluate({k: torch.as_tensor(v) for k, v in params.items()}), "updates": updates}
+        return {**self.evaluator.evaluate({k: torch.as_tensor(v) for k, v in params.items()}, updates),
+                "updates": updates}

@@ -277,6 +277,8 @@ def validate(cfg: RunConfig) -> None:
         sizes = getattr(c.net, name, (1,))
         _check(len(sizes) >= 1 and min(sizes) >= 1, f"net.{name}", sizes,
                "comma-separated layer sizes >= 1, e.g. 128,128")
+    _check(not (c.video_every and not c.eval_episodes), "video_every", c.video_every,
+           "0 when eval_episodes is 0 (videos are of evaluation episodes)")
     if c.architecture in ("apex", "apex-dpg", "dqn"):
         _validate_ray(c.ray)
     if c.architecture == "gorila":

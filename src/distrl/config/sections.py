@@ -131,6 +131,7 @@ class RunConfig:
     eval_max_frames: int = ranged(108_000, ge=4, accepted="whole numbers >= 4 (emulator frames)")  # evaluation episode cap in emulator frames (Atari only)
     eval_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: only at the end)")  # ray: updates between evaluations of the latest parameters (0: at the end only)
     torch_threads: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: automatic)")  # 0: one thread for vector observations (small nets), torch's default for images
+    video_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: no videos)")  # evaluations 0, N, 2N, ... record their first episode in RUN_DIR/videos (the video extra)
 
 
 @dataclass

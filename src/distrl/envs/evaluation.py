@@ -8,6 +8,7 @@ import gymnasium
 import numpy as np
 
 from distrl.envs.make import make_env
+from distrl.envs.video import Video, record
 from distrl.errors import ConfigError
 
 
@@ -18,6 +19,7 @@ def evaluate(
     epsilon: float = 0.0,
     seed: int = 0,
     max_episode_frames: int | None = None,
+    video: Video | None = None,
 ) -> list[float]:
     """Play ``episodes`` whole episodes and return their unclipped returns.
 
@@ -27,13 +29,17 @@ def evaluate(
     An ``act`` with a ``reset()`` method (a recurrent policy) is reset before every episode.
     Episode ``i`` is reset with a seed derived from ``seed``, so results are
     reproducible for a deterministic ``act`` while episodes still differ (no-op counts).
+    ``video`` records episodes (all, or its first ``episodes``) as mp4 files in its folder.
     """
     if not isinstance(episodes, int) or episodes < 1:
         raise ConfigError(f"episodes must be an int >= 1, got {episodes!r}")
     if not 0.0 <= epsilon <= 1.0:
         raise ConfigError(f"epsilon must be in [0, 1], got {epsilon!r}")
 
-    env = make_env(env_id, "eval", max_episode_frames=max_episode_frames)
+    env = make_env(env_id, "eval", max_episode_frames=max_episode_frames,
+                   render_mode="rgb_array" if video is not None else None)
+    if video is not None:
+        env = record(env, env_id, video)
     seq = np.random.SeedSequence(seed)
     episode_seeds = seq.generate_state(episodes)
     rng = np.random.default_rng(seq.spawn(1)[0])

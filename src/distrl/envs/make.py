@@ -193,10 +193,11 @@ def _channels_first_uint8(obs: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(np.asarray(obs, dtype=np.uint8), -1, 0))
 
 
-def _make_atari(env_id: str, mode: str, max_episode_frames: int, noop_max: int, frame_stack: int) -> gymnasium.Env:
+def _make_atari(env_id: str, mode: str, max_episode_frames: int, noop_max: int, frame_stack: int,
+                render: dict[str, str]) -> gymnasium.Env:
     # The cap is applied below in agent steps; switch off ALE's own 108k-frame cap so a
     # longer user cap is honoured (0 = no limit in ALE).
-    env = _gym_make(env_id, frameskip=1, repeat_action_probability=0.0, max_num_frames_per_episode=0)
+    env = _gym_make(env_id, frameskip=1, repeat_action_probability=0.0, max_num_frames_per_episode=0, **render)
     env = AtariPreprocessing(
         env,
         noop_max=noop_max,
@@ -233,14 +234,35 @@ class _Seed32(gymnasium.Wrapper):
         return self.env.reset(seed=seed, options=options)
 
 
-def _make_minatar(env_id: str) -> gymnasium.Env:
+# A colour per MinAtar channel (10 at most, Seaquest's), on black where no channel is set.
+_MINATAR_PALETTE = np.array([(0, 0, 0), (230, 25, 75), (60, 180, 75), (255, 225, 25), (0, 130, 200), (245, 130, 48),
+                             (145, 30, 180), (70, 240, 240), (240, 50, 230), (210, 245, 60), (250, 190, 212)], np.uint8)
+MINATAR_PIXELS = 16  # screen pixels per MinAtar cell: 160x160 frames, a size video codecs take as it is
+
+
+class _MinAtarFrames(gymnasium.Wrapper):
+    """RGB frames of a MinAtar state for videos. MinAtar's own rgb_array needs seaborn and gives 10x10
+    float frames, which video encoders refuse; this draws each cell as a block of MINATAR_PIXELS."""
+
+    @property
+    def render_mode(self) -> str:
+        return "rgb_array"
+
+    def render(self) -> np.ndarray:
+        state = np.asarray(self.env.unwrapped.game.state(), dtype=np.uint8)  # (10, 10, channels)
+        frame = _MINATAR_PALETTE[np.amax(state * np.arange(1, state.shape[-1] + 1), -1)]  # the last channel set
+        return np.repeat(np.repeat(frame, MINATAR_PIXELS, 0), MINATAR_PIXELS, 1)
+
+
+def _make_minatar(env_id: str, render: dict[str, str]) -> gymnasium.Env:
     _register_minatar()
-    env = RecordEpisodeStatistics(_Seed32(_gym_make(env_id)))
+    env = _gym_make(env_id)
+    env = RecordEpisodeStatistics(_Seed32(_MinAtarFrames(env) if render else env))
     h, w, c = env.observation_space.shape
     return TransformObservation(env, _channels_first_uint8, gymnasium.spaces.Box(0, 1, (c, h, w), np.uint8))
 
 
-def _make_dm_control(env_id: str) -> gymnasium.Env:
+def _make_dm_control(env_id: str, render: dict[str, str]) -> gymnasium.Env:
     """A DeepMind Control task through Shimmy's Gymnasium bindings, its dict of observations flattened
     into one float32 vector, in the order of its Dict space."""
     try:
@@ -249,13 +271,14 @@ def _make_dm_control(env_id: str) -> gymnasium.Env:
         raise ConfigError(f"DeepMind Control ids such as {env_id!r} need dm_control and shimmy (an optional "
                           "extra): `pip install 'distrl[dmc]'`") from None
     gymnasium.register_envs(shimmy)
-    return DtypeObservation(FlattenObservation(RecordEpisodeStatistics(_Seed32(_gym_make(env_id)))), np.float32)
+    return DtypeObservation(FlattenObservation(RecordEpisodeStatistics(_Seed32(_gym_make(env_id, **render)))),
+                            np.float32)
 
 
-def _make_other(env_id: str) -> gymnasium.Env:
+def _make_other(env_id: str, render: dict[str, str] | None = None) -> gymnasium.Env:
     if is_dm_control(env_id):
-        return _make_dm_control(env_id)
-    env = RecordEpisodeStatistics(_gym_make(env_id))
+        return _make_dm_control(env_id, render or {})
+    env = RecordEpisodeStatistics(_gym_make(env_id, **(render or {})))
     space = env.observation_space
     if isinstance(space, gymnasium.spaces.Box) and space.dtype != np.float32:
         env = DtypeObservation(env, np.float32)
@@ -270,6 +293,7 @@ def make_env(
     max_episode_frames: int | None = None,
     noop_max: int = 30,
     frame_stack: int = 4,
+    render_mode: str | None = None,
 ) -> gymnasium.Env:
     """Build ``env_id`` with the preprocessing every algorithm in distrl expects.
 
@@ -279,6 +303,8 @@ def make_env(
     cap is ``max_episode_frames // 4`` agent steps). Non-Atari envs keep their own
     registered TimeLimit and ignore it, so a caller may pass one value for every env.
     ``seed`` seeds the env at the first ``reset()`` and the action space.
+    ``render_mode="rgb_array"`` makes ``render()`` give the frame a video records (Atari's full colour
+    screen, MinAtar's cells drawn large); a user's env factory renders as its factory made it.
     """
     if mode not in MODES:
         raise ConfigError(f"unknown env mode {mode!r}: use 'train' or 'eval'")
@@ -293,16 +319,19 @@ def make_env(
         raise ConfigError(f"noop_max must be an int >= 0, got {noop_max!r}; the DQN protocol uses 30")
     if not isinstance(frame_stack, int) or frame_stack < 1:
         raise ConfigError(f"frame_stack must be an int >= 1, got {frame_stack!r}; the DQN protocol uses 4")
+    if render_mode not in (None, "rgb_array"):
+        raise ConfigError(f"render_mode must be None or 'rgb_array' (frames for videos), got {render_mode!r}")
+    render = {"render_mode": render_mode} if render_mode and not is_factory(env_id) else {}
 
     if is_minatar(env_id):
-        env = _make_minatar(env_id)
+        env = _make_minatar(env_id, render)
     elif is_atari(env_id):
         if not _register_ale():
             raise ConfigError(f"Atari id {env_id!r} needs ale-py: `pip install ale-py` (it ships the ROMs)")
         frames = DEFAULT_MAX_EPISODE_FRAMES if max_episode_frames is None else max_episode_frames
-        env = _make_atari(env_id, mode, frames, noop_max, frame_stack)
+        env = _make_atari(env_id, mode, frames, noop_max, frame_stack, render)
     else:
-        env = _make_other(env_id)
+        env = _make_other(env_id, render)
 
     if seed is not None:
         env = _SeedOnFirstReset(env, seed)
