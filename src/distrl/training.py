@@ -15,11 +15,12 @@ from distrl import config as C
 from distrl.architectures import make_architecture
 from distrl.checkpoint import latest_checkpoint, list_checkpoints, replay_set
 from distrl.components.monitor import Monitor
+from distrl.components.tracking import WandbTracker, require_tracking
 from distrl.envs.video import require_video
 from distrl.errors import ConfigError
 
 RUN_FILES = ("config.json", "metrics.csv", "evaluations.csv", "eval.json", "summary.json", "chaos.json", "checkpoints",
-             "tb", "videos")
+             "tb", "videos", "wandb")
 
 
 def default_run_dir(cfg: Any) -> Path:
@@ -117,6 +118,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
     arch = make_architecture(cfg)  # probes the env first: a bad env id fails before anything is written
     if cfg.video_every:
         require_video()
+    require_tracking(cfg.tracking)
     if cfg.runtime == "ray":
         runtime.check_this_machine(arch)  # as many role processes as the cores hold, before any starts
     run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir(cfg)
@@ -128,7 +130,8 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         (run_dir / "config.json").write_text(C.dumps(cfg))
     if announce:
         print(announce, flush=True)
-    monitor = Monitor(run_dir, live=live)
+    tracker = WandbTracker(run_dir, C.to_dict(cfg), resume=resume) if cfg.tracking == "wandb" else None
+    monitor = Monitor(run_dir, live=live, tracker=tracker)
     hook = None
     if chaos is not None:
         from distrl.runtime.chaos import Chaos

@@ -45,7 +45,10 @@ class Evaluator:
         self.net.load_state_dict(params)
         filmed = self.video_every and self.video_dir is not None and self.evaluations % self.video_every == 0
         self.evaluations += 1
-        return self.run(Video(self.video_dir, f"eval-{updates:09d}", episodes=1) if filmed else None)
+        if not filmed:
+            return self.run()
+        video = Video(self.video_dir, f"eval-{updates:09d}", episodes=1)
+        return {**self.run(video), "video": str(Path(video.folder) / f"{video.prefix}-episode-0.mp4")}
 
     def run(self, video: Video | None = None) -> dict:
         """The protocol's episodes with the parameters the net holds (`video`: recorded there)."""

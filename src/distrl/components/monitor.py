@@ -8,6 +8,7 @@ import math
 import time
 from collections import deque
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.live import Live
@@ -26,8 +27,9 @@ RATE_NAMES = {
 
 
 class Monitor:
-    def __init__(self, run_dir: Path, *, live: bool | None = None, tensorboard: bool = True):
+    def __init__(self, run_dir: Path, *, live: bool | None = None, tensorboard: bool = True, tracker: Any = None):
         self.run_dir = Path(run_dir)
+        self.tracker = tracker  # components/tracking.py: what else hears of every row and evaluation
         self.console = Console(stderr=False)
         self.live_enabled = self.console.is_terminal if live is None else live
         self.returns: deque[float] = deque(maxlen=100)
@@ -93,7 +95,8 @@ class Monitor:
         return row
 
     def log_eval(self, result: dict) -> None:
-        """A periodic evaluation: appended to evaluations.csv and TensorBoard, by learner updates."""
+        """An evaluation (periodic, or the final one): appended to evaluations.csv, TensorBoard and the
+        tracker, by learner updates."""
         row = {"wall_s": round(self.wall_s(), 3), "updates": result.get("updates", 0),
                "eval_return_mean": result["mean"], "eval_return_std": result["std"],
                "episodes": result["episodes"], "human_normalized": result.get("human_normalized")}
@@ -108,6 +111,8 @@ class Monitor:
             self._writer.add_scalar("eval/return_mean", row["eval_return_mean"], row["updates"])
             if row["human_normalized"] is not None:
                 self._writer.add_scalar("eval/human_normalized", row["human_normalized"], row["updates"])
+        if self.tracker is not None:
+            self.tracker.log_eval(row, result.get("video"))
 
     def overall_rates(self) -> dict[str, float]:
         """Rates averaged over the whole run, for summary.json."""
@@ -136,6 +141,8 @@ class Monitor:
                 if key not in ("frames", "wall_s") and isinstance(value, (int, float)) and not math.isnan(value):
                     self._writer.add_scalar(key, value, step)
             self._writer.flush()
+        if self.tracker is not None:
+            self.tracker.log(row)
 
     def _table(self, row: dict[str, float]) -> Table:
         table = Table(show_header=False, box=None, title=f"distrl  {self.run_dir.name}")
@@ -159,4 +166,6 @@ class Monitor:
             self._csv_file.close()
         if self._writer is not None:
             self._writer.close()
+        if self.tracker is not None:
+            self.tracker.close()
 

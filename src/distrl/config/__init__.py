@@ -29,6 +29,7 @@ from distrl.config.sections import (
     A3C_ALGOS,
     ARCHITECTURES,
     RUNTIMES,
+    TRACKERS,
     A3CAlgoConfig,
     A3CConfig,
     A3CNetConfig,
@@ -277,6 +278,7 @@ def validate(cfg: RunConfig) -> None:
         sizes = getattr(c.net, name, (1,))
         _check(len(sizes) >= 1 and min(sizes) >= 1, f"net.{name}", sizes,
                "comma-separated layer sizes >= 1, e.g. 128,128")
+    _check(c.tracking in TRACKERS, "tracking", c.tracking, "wandb, or empty for none")
     _check(not (c.video_every and not c.eval_episodes), "video_every", c.video_every,
            "0 when eval_episodes is 0 (videos are of evaluation episodes)")
     if c.architecture in ("apex", "apex-dpg", "dqn"):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RUNTIMES = ("inline", "ray")
+TRACKERS = ("", "wandb")  # tracking: none beside metrics.csv and TensorBoard, or Weights & Biases (components/tracking.py)
 
 
 def ranged(default: Any, *, ge=None, gt=None, le=None, lt=None, choices=None, accepted: str = "") -> Any:
@@ -132,6 +133,7 @@ class RunConfig:
     eval_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: only at the end)")  # ray: updates between evaluations of the latest parameters (0: at the end only)
     torch_threads: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: automatic)")  # 0: one thread for vector observations (small nets), torch's default for images
     video_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: no videos)")  # evaluations 0, N, 2N, ... record their first episode in RUN_DIR/videos (the video extra)
+    tracking: str = ""               # "wandb": metrics, config and evaluation videos to Weights & Biases too (offline without a key)
 
 
 @dataclass

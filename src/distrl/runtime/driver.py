@@ -162,6 +162,8 @@ class Driver:
         final = self.log()
         evaluation = retry(lambda: self.transport.gather([self._start_eval()])[0], self.transport) \
             if self.cfg.eval_episodes else None
+        if evaluation is not None:
+            self.monitor.log_eval(evaluation)  # the last row of evaluations.csv (and of a tracker's curve)
         faults = {**self.faults, **{k: int(final[k]) for k in self.wiring.fault_gauges}}
         return {"frames": int(final["frames"]), "updates": int(self.progress()), "evaluation": evaluation,
                 "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations}
