@@ -163,6 +163,29 @@ def export(run_dir: str | Path, *, format: str = "torchscript", out: str | Path 
     return {"file": str(path), "about": str(sidecar)}
 
 
+def sweep(architecture: str, env: str, *, out: str | Path, grid: dict[str, list] | None = None,
+          sample: dict[str, str] | None = None, samples: int = 8, seeds: list[int] | tuple[int, ...] = (0,),
+          max_frames: int | None = None, preset: str | None = None, overrides: dict[str, Any] | None = None,
+          asha: bool = False, address: str | None = None, cpus_per_trial: float = 1.0, sample_seed: int = 0,
+          **unknown: Any) -> list[dict[str, Any]]:
+    """A grid or random search on Ray Tune (the `tune` extra): every combination of `grid`'s values (e.g.
+    {"learner.lr": [1e-4, 1e-3]}) and of `samples` values drawn once from each of `sample`'s distributions
+    (e.g. {"optim.lr": "loguniform(1e-4,1e-2)"}, drawn with `sample_seed`), each with every seed in
+    `seeds`: one inline run per trial in OUT/trials/, `cpus_per_trial` cores each, on a local Ray or at
+    `address`. `asha`: ASHA stops the weaker trials early (by training return, at 1/8, 1/4, 1/2 of
+    max_frames). Writes OUT/sweep.json (what ran), OUT/sweep.csv (a row per trial: the values, the seed,
+    status, frames, final training return, greedy evaluation, run_dir) and OUT/sweep.png; returns the rows.
+    `distrl sweep` calls it."""
+    from distrl.sweep import run_sweep
+    _refuse_unknown("sweep", unknown)
+    overrides = dict(overrides or {})
+    if max_frames is not None:
+        overrides["max_frames"] = max_frames
+    return run_sweep(architecture, _env(env), out=Path(out), grid=dict(grid or {}), sample=dict(sample or {}),
+                     samples=samples, seeds=list(seeds), preset=preset, overrides=overrides, asha=asha,
+                     address=address or "", cpus_per_trial=cpus_per_trial, sample_seed=sample_seed)
+
+
 def _evaluator(cfg: Any, episodes: int | None) -> Any:
     """The run's evaluator, its policy holding the latest checkpoint's parameters."""
     import torch

@@ -1,4 +1,4 @@
-"""`distrl train | eval | export | plot | presets`: user errors end as one line on stderr and exit code 2, no traceback."""
+"""`distrl train | eval | export | plot | sweep | presets`: user errors end as one line on stderr and exit code 2, no traceback."""
 
 from __future__ import annotations
 
@@ -62,6 +62,25 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     plot.add_argument("--out", default="curves.png", help="PNG file to write (default curves.png)")
     plot.add_argument("--x", default="frames", help="x axis: frames, wall_s or updates")
+    sw = sub.add_parser("sweep", help="a grid or random search over config keys and seeds on Ray Tune, one run "
+                                      "per trial; OUT/sweep.csv and OUT/sweep.png")
+    sw.add_argument("architecture", help=f"one of: {', '.join(C.ARCHITECTURES)}")
+    sw.add_argument("--env", required=True, help="Gymnasium id, e.g. MinAtar/Breakout-v1")
+    sw.add_argument("--out", required=True, help="a new folder for the trials' runs, sweep.csv and sweep.png")
+    sw.add_argument("--grid", action="append", type=_key_value, default=[], metavar="KEY=V1,V2,...",
+                    help="values to try (separate them with ; where a value holds commas: net.hidden=64,64;128,128)")
+    sw.add_argument("--sample", action="append", type=_key_value, default=[], metavar="KEY=DIST",
+                    help="a distribution to draw --samples values from: loguniform(LOW,HIGH) or uniform(LOW,HIGH)")
+    sw.add_argument("--samples", type=int, default=8, help="values drawn from each --sample (default 8)")
+    sw.add_argument("--sample-seed", type=int, default=0, help="the seed of those draws (default 0)")
+    sw.add_argument("--seeds", default="0", help="each trial's seeds, e.g. 1,2 (default 0)")
+    sw.add_argument("--preset", help="named hyperparameters (see `distrl presets`); default by env")
+    sw.add_argument("--max-frames", type=int, help="each trial's frames")
+    sw.add_argument("--set", dest="overrides", action="append", type=_key_value, default=[], metavar="KEY=VALUE",
+                    help="a config key every trial shares")
+    sw.add_argument("--asha", action="store_true", help="stop weaker trials early (ASHA, by training return)")
+    sw.add_argument("--address", help="join the Ray cluster at this address (default: a local Ray)")
+    sw.add_argument("--cpus-per-trial", type=float, default=1.0, help="cores each trial holds (default 1)")
     sub.add_parser("presets", help="list presets and their sources")
     return parser
 
@@ -142,6 +161,42 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from distrl import api
+
+    grid = {key: [typed(v) for v in values.split(";" if ";" in values else ",") if v] for key, values in args.grid}
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s]
+    except ValueError:
+        raise DistrlError(f"--seeds {args.seeds!r}: give whole numbers separated by commas, e.g. 1,2") from None
+    rows = api.sweep(args.architecture, args.env, out=args.out, grid=grid, sample=dict(args.sample),
+                     samples=args.samples, seeds=seeds, max_frames=args.max_frames, preset=args.preset,
+                     overrides=dict(args.overrides), asha=args.asha, address=args.address,
+                     cpus_per_trial=args.cpus_per_trial, sample_seed=args.sample_seed)
+    table = Table(title=f"distrl sweep  {args.out}")
+    columns = [c for c in rows[0] if c != "run_dir"]
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(f"{row[c]:,.4g}" if isinstance(row[c], float) else str(row[c]) for c in columns))
+    Console().print(table)
+    print(f"wrote {Path(args.out) / 'sweep.csv'} and {Path(args.out) / 'sweep.png'}")
+    return 0
+
+
+def typed(text: str) -> int | float | str:
+    """A grid value as a number where it reads as one (sorted and plotted as numbers), else the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 def cmd_presets(_: argparse.Namespace) -> int:
     for name, (arch, source, values) in C.PRESETS.items():
         print(f"{name:18s} {arch:8s} {source}")
@@ -160,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         args = build_parser().parse_args(argv)
-        return {"train": cmd_train, "eval": cmd_eval, "export": cmd_export, "plot": cmd_plot,
+        return {"train": cmd_train, "eval": cmd_eval, "export": cmd_export, "plot": cmd_plot, "sweep": cmd_sweep,
                 "presets": cmd_presets}[args.command](args)
     except DistrlError as exc:
         print(f"distrl: error: {exc}", file=sys.stderr)

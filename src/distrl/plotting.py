@@ -110,3 +110,38 @@ def plot_runs(run_dirs: list[Path], out: Path, x: str = "frames") -> Path:
     fig.savefig(out, dpi=100)
     plt.close(fig)
     return out
+
+
+def plot_sweep(rows: list[dict], keys: list[str], log_keys: dict[str, bool], out: Path, title: str = "") -> Path:
+    """A sweep's final returns against each swept value: one panel per key, the mean over the trials at a
+    value (its seeds, and with several keys the other keys' values too) and their min-max band, for the
+    training return (last 100 episodes) and the greedy evaluation. Trials stopped early are left out."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(keys), figsize=(7 * len(keys), 5), squeeze=False)
+    done = [r for r in rows if r["status"] == "done"]
+    for ax, key in zip(axes[0], keys):
+        values = sorted({r[key] for r in done})
+        for column, label in (("episode_return_mean", "training return (last 100 episodes)"),
+                              ("eval_return_mean", "greedy evaluation")):
+            scores = [np.array([r[column] for r in done if r[key] == v and r[column] is not None], float)
+                      for v in values]
+            kept = [(v, s) for v, s in zip(values, scores) if len(s) and not np.isnan(s).all()]
+            if not kept:
+                continue
+            xs = [v for v, _ in kept]
+            line, = ax.plot(xs, [np.nanmean(s) for _, s in kept], "o-", label=label)
+            ax.fill_between(xs, [np.nanmin(s) for _, s in kept], [np.nanmax(s) for _, s in kept],
+                            color=line.get_color(), alpha=0.2)
+        if log_keys.get(key) or (values and min(values) > 0 and max(values) / min(values) >= 10):
+            ax.set_xscale("log")
+        ax.set_xlabel(key)
+        ax.set_ylabel("return at the end of the trial")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out

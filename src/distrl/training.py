@@ -97,11 +97,12 @@ def load_run_config(run_dir: Path) -> Any:
 
 
 def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None,
-          chaos: float | None = None, announce: str | None = None) -> dict:
+          chaos: float | None = None, announce: str | None = None, trackers: list[Any] = ()) -> dict:
     """Run `cfg` to max_frames. `chaos` (seconds, ray only): kill an actor that often, and the replay
     and the learner or a parameter shard once each (runtime/chaos.py), then report what came back.
     `announce` (the preset line) is printed once the env and the run directory passed their checks, so
-    a refused run prints only its error."""
+    a refused run prints only its error. `trackers` hear of every metrics row and evaluation besides the
+    config's own (tracking=wandb): a sweep's trial reports to Ray Tune through one."""
     if chaos is not None and (cfg.runtime != "ray" or not chaos > 0):
         raise ConfigError(f"--chaos {chaos} kills Ray worker processes every that many seconds: give a positive "
                           "number of seconds and --runtime ray")
@@ -130,8 +131,8 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         (run_dir / "config.json").write_text(C.dumps(cfg))
     if announce:
         print(announce, flush=True)
-    tracker = WandbTracker(run_dir, C.to_dict(cfg), resume=resume) if cfg.tracking == "wandb" else None
-    monitor = Monitor(run_dir, live=live, tracker=tracker)
+    trackers = [*trackers, *([WandbTracker(run_dir, C.to_dict(cfg), resume=resume)] if cfg.tracking == "wandb" else [])]
+    monitor = Monitor(run_dir, live=live, trackers=trackers)
     hook = None
     if chaos is not None:
         from distrl.runtime.chaos import Chaos

@@ -27,9 +27,10 @@ RATE_NAMES = {
 
 
 class Monitor:
-    def __init__(self, run_dir: Path, *, live: bool | None = None, tensorboard: bool = True, tracker: Any = None):
+    def __init__(self, run_dir: Path, *, live: bool | None = None, tensorboard: bool = True,
+                 trackers: list[Any] = ()):
         self.run_dir = Path(run_dir)
-        self.tracker = tracker  # components/tracking.py: what else hears of every row and evaluation
+        self.trackers = list(trackers)  # what else hears of every row and evaluation (W&B, a Tune trial)
         self.console = Console(stderr=False)
         self.live_enabled = self.console.is_terminal if live is None else live
         self.returns: deque[float] = deque(maxlen=100)
@@ -111,8 +112,8 @@ class Monitor:
             self._writer.add_scalar("eval/return_mean", row["eval_return_mean"], row["updates"])
             if row["human_normalized"] is not None:
                 self._writer.add_scalar("eval/human_normalized", row["human_normalized"], row["updates"])
-        if self.tracker is not None:
-            self.tracker.log_eval(row, result.get("video"))
+        for tracker in self.trackers:
+            tracker.log_eval(row, result.get("video"))
 
     def overall_rates(self) -> dict[str, float]:
         """Rates averaged over the whole run, for summary.json."""
@@ -141,8 +142,8 @@ class Monitor:
                 if key not in ("frames", "wall_s") and isinstance(value, (int, float)) and not math.isnan(value):
                     self._writer.add_scalar(key, value, step)
             self._writer.flush()
-        if self.tracker is not None:
-            self.tracker.log(row)
+        for tracker in self.trackers:
+            tracker.log(row)
 
     def _table(self, row: dict[str, float]) -> Table:
         table = Table(show_header=False, box=None, title=f"distrl  {self.run_dir.name}")
@@ -166,6 +167,6 @@ class Monitor:
             self._csv_file.close()
         if self._writer is not None:
             self._writer.close()
-        if self.tracker is not None:
-            self.tracker.close()
+        for tracker in self.trackers:
+            tracker.close()
 
