@@ -4,7 +4,14 @@ import math
 
 import torch
 
-from distrl.algos.r2d2 import inverse_value_rescale, rescaled_nstep_targets, sequence_priorities, value_rescale
+from distrl.algos.r2d2 import (
+    inverse_value_rescale,
+    rescaled_nstep_targets,
+    sequence_loss,
+    sequence_priorities,
+    sequence_td_errors,
+    value_rescale,
+)
 
 
 def h(x: float) -> float:
@@ -61,3 +68,45 @@ def test_sequence_priority_mixes_max_and_mean():
     td = torch.tensor([[1.0, 0.0], [-3.0, 0.5], [2.0, -0.5]])
     # column 0: 0.9*3 + 0.1*2 = 2.9; column 1: 0.9*0.5 + 0.1*(1/3)
     assert torch.allclose(sequence_priorities(td), torch.tensor([2.9, 0.45 + 0.1 / 3]))
+
+
+def double_q_case(steps_mask, discounts):
+    """q_online picks the bootstrap action, q_target values it: rows are s_0, s_1, s_2 (and a padding row)."""
+    q_online = torch.tensor([[[0.5, 0.2]], [[0.1, 0.9]], [[0.7, 0.3]], [[9.0, 9.0]]], dtype=torch.float64)
+    q_target = torch.tensor([[[0.0, 0.0]], [[h(2), h(4)]], [[h(6), h(10)]], [[h(100), h(100)]]], dtype=torch.float64)
+    steps = len(steps_mask)
+    return sequence_td_errors(q_online[:steps + 1], q_target[:steps + 1], torch.tensor([[0], [1], [0]][:steps]),
+                              torch.tensor([[1.0], [1.0], [0.0]][:steps], dtype=torch.float64),
+                              torch.tensor([[d] for d in discounts], dtype=torch.float64),
+                              torch.tensor([[m] for m in steps_mask]), n=len(steps_mask))
+
+
+def test_sequence_td_errors_by_hand():
+    # argmax of q_online at s_1 is action 1 -> target value h(4) -> 4; at s_2 action 0 -> h(6) -> 6.
+    # n = 2, gamma 0.5: t=0: 1 + 0.5*1 + 0.25*6 = 3; t=1 (the sequence's end): 1 + 0.5*6 = 4.
+    td = double_q_case([True, True], [0.5, 0.5])
+    assert torch.allclose(td[:, 0], torch.tensor([h(3) - 0.5, h(4) - 0.9], dtype=torch.float64))
+
+
+def test_a_truncation_before_the_padding_still_bootstraps():
+    # the episode is cut (not terminated) after step 1: step 2 is padding (stored discount 0, reward 0);
+    # the sums go through it to the value of s_2, as if the sequence had ended there
+    td = double_q_case([True, True, False], [0.5, 0.5, 0.0])
+    assert torch.allclose(td[:, 0], torch.tensor([h(3) - 0.5, h(4) - 0.9, 0.0], dtype=torch.float64))
+    # a terminal at step 1 instead: t=0: 1 + 0.5*1 = 1.5; t=1: 1
+    td = double_q_case([True, True, False], [0.5, 0.0, 0.0])
+    assert torch.allclose(td[:, 0], torch.tensor([h(1.5) - 0.5, h(1.0) - 0.9, 0.0], dtype=torch.float64))
+
+
+def test_sequence_loss_and_masked_priority_by_hand():
+    td = torch.tensor([[0.5], [-0.25], [7.0]])
+    mask = torch.tensor([[True], [True], [False]])
+    # 1/2 (0.25 + 0.0625) / 2 real steps, weight 2
+    assert torch.isclose(sequence_loss(td, mask, torch.tensor([2.0])), torch.tensor(0.3125 / 2))
+    # 0.9 * 0.5 + 0.1 * (0.75 / 2): the padding's 7 counts in neither
+    assert torch.isclose(sequence_priorities(td, mask)[0], torch.tensor(0.45 + 0.0375))
+    q = torch.zeros(3, 1, 2, requires_grad=True)
+    errors = sequence_td_errors(q, q + 1.0, torch.zeros(2, 1), torch.ones(2, 1), torch.full((2, 1), 0.5),
+                                torch.ones(2, 1, dtype=torch.bool), n=1)
+    errors.sum().backward()
+    assert q.grad[:2, 0, 0].tolist() == [-1.0, -1.0] and q.grad[2].abs().sum() == 0  # only Q(s_t, a_t) learns

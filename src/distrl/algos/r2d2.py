@@ -43,7 +43,40 @@ def rescaled_nstep_targets(rewards: torch.Tensor, discounts: torch.Tensor, boots
     return value_rescale(targets, eps).detach()
 
 
-def sequence_priorities(td_errors: torch.Tensor, eta: float = PRIORITY_ETA) -> torch.Tensor:
-    """p = eta max_t |delta_t| + (1 - eta) mean_t |delta_t| over a sequence's steps ([T, B] -> [B])."""
+def sequence_priorities(td_errors: torch.Tensor, mask: torch.Tensor | None = None,
+                        eta: float = PRIORITY_ETA) -> torch.Tensor:
+    """p = eta max_t |delta_t| + (1 - eta) mean_t |delta_t| over a sequence's real steps ([T, B] -> [B])."""
     magnitude = td_errors.detach().abs()
-    return eta * magnitude.max(dim=0).values + (1.0 - eta) * magnitude.mean(dim=0)
+    if mask is None:
+        return eta * magnitude.max(dim=0).values + (1.0 - eta) * magnitude.mean(dim=0)
+    magnitude = magnitude * mask
+    mean = magnitude.sum(dim=0) / mask.sum(dim=0).clamp(min=1)
+    return eta * magnitude.max(dim=0).values + (1.0 - eta) * mean
+
+
+def sequence_td_errors(q_online: torch.Tensor, q_target: torch.Tensor, actions: torch.Tensor,
+                       rewards: torch.Tensor, discounts: torch.Tensor, mask: torch.Tensor, n: int,
+                       eps: float = RESCALE_EPS) -> torch.Tensor:
+    """TD errors [T, B] of a trace's steps: Q(s_t, a_t) against the rescaled n-step double-Q target.
+
+    q_online, q_target: [T+1, B, A] over the trace and the state after it (both burned in from the stored
+    state); actions, rewards, discounts, mask: [T, B]. Steps past an episode's end (mask False) are
+    padding: there the sum goes on with reward 0 and discount 1 to the value of the state after the last
+    real step, so a step near a truncation still bootstraps from it (a terminal's discount 0 stops it
+    first); their errors are 0. Gradients flow through Q(s_t, a_t) only."""
+    q_taken = q_online[:-1].gather(2, actions.long().unsqueeze(-1)).squeeze(-1)
+    best = q_online[1:].detach().argmax(dim=-1, keepdim=True)
+    bootstrap = q_target[1:].detach().gather(2, best).squeeze(-1)
+    last = (mask.sum(dim=0) - 1).clamp(min=0).long()  # the last real step of each column (the trace's padding is at its end)
+    bootstrap = torch.where(mask, bootstrap, bootstrap.gather(0, last.unsqueeze(0)).expand_as(bootstrap))
+    discounts = torch.where(mask, discounts.to(q_taken.dtype), torch.ones_like(q_taken))
+    rewards = torch.where(mask, rewards.to(q_taken.dtype), torch.zeros_like(q_taken))
+    targets = rescaled_nstep_targets(rewards, discounts, bootstrap, n, eps)
+    return torch.where(mask, targets - q_taken, torch.zeros_like(q_taken))
+
+
+def sequence_loss(td_errors: torch.Tensor, mask: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """1/2 the mean squared TD error over each sequence's real steps, importance-weighted per sequence
+    ([B] weights), averaged over the batch."""
+    per_sequence = 0.5 * (td_errors.pow(2) * mask).sum(dim=0) / mask.sum(dim=0).clamp(min=1)
+    return (weights * per_sequence).mean()
