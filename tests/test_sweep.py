@@ -10,7 +10,7 @@ import pytest
 
 from distrl.cli import main
 from distrl.errors import ConfigError
-from distrl.sweep import draw, parse_sample, trial_name
+from distrl.sweeps import draw, parse_sample, trial_name
 
 
 def test_loguniform_draws_are_uniform_in_log_space():
@@ -72,3 +72,9 @@ def test_a_sweep_on_tune_gives_one_run_per_trial_and_the_table(tmp_path):
         assert float(row["eval_return_mean"]) == summary["eval_return_mean"]
     assert json.loads((out / "sweep.json").read_text())["grid"]["learner.lr"] == lrs
     assert (out / "sweep.png").stat().st_size > 10_000
+
+
+def test_distrl_sweep_is_the_function():
+    import distrl
+    from distrl import api
+    assert distrl.sweep is api.sweep

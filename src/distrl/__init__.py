@@ -5,18 +5,18 @@
     policy = distrl.load_policy(summary["run_dir"])
     action = policy.act(observation)
 
-`train`, `resume`, `load_policy`, `evaluate` and `export` are in distrl/api.py; they load torch on first use, so `import distrl`
+`train`, `resume`, `load_policy`, `evaluate`, `export` and `sweep` are in distrl/api.py; they load torch on first use, so `import distrl`
 stays quick."""
 
 from distrl.errors import CheckpointError, ConfigError, DistrlError
 
 __version__ = "0.1.0"
 __all__ = ["CheckpointError", "ConfigError", "DistrlError", "__version__", "evaluate", "export", "load_policy",
-           "resume", "train"]
+           "resume", "sweep", "train"]
 
 
 def __getattr__(name: str):
-    if name in ("train", "resume", "load_policy", "evaluate", "export"):
+    if name in ("train", "resume", "load_policy", "evaluate", "export", "sweep"):
         from distrl import api
         return getattr(api, name)
     raise AttributeError(f"module 'distrl' has no attribute {name!r}")

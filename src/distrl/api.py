@@ -176,7 +176,7 @@ def sweep(architecture: str, env: str, *, out: str | Path, grid: dict[str, list]
     max_frames). Writes OUT/sweep.json (what ran), OUT/sweep.csv (a row per trial: the values, the seed,
     status, frames, final training return, greedy evaluation, run_dir) and OUT/sweep.png; returns the rows.
     `distrl sweep` calls it."""
-    from distrl.sweep import run_sweep
+    from distrl.sweeps import run_sweep
     _refuse_unknown("sweep", unknown)
     overrides = dict(overrides or {})
     if max_frames is not None:

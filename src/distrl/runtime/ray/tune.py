@@ -1,6 +1,6 @@
 """Sweeps on Ray Tune (the `tune` extra): a grid of trials, each an ordinary inline distrl run that reports
 its metrics.csv rows to Tune, on a local Ray or the cluster at `address`; ASHA stops the weak ones early
-where asked. distrl/sweep.py builds the grid and reads the trials' run directories afterwards."""
+where asked. distrl/sweeps.py builds the grid and reads the trials' run directories afterwards."""
 
 from __future__ import annotations
 

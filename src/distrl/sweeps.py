@@ -1,5 +1,6 @@
-"""`distrl sweep`: a grid or random search over config keys and seeds, run as Ray Tune trials (runtime/ray/
-tune.py), each trial an ordinary run directory under OUT/trials; then OUT/sweep.csv and OUT/sweep.png.
+"""`distrl sweep` (`distrl.sweep`): a grid or random search over config keys and seeds, run as Ray Tune
+trials (runtime/ray/tune.py), each an ordinary run directory under OUT/trials; then OUT/sweep.csv and
+OUT/sweep.png.
 
 Random values are drawn here, once, from a seeded generator, and crossed with the seeds as a grid: each
 drawn value runs with every seed, so the figure's band is seed noise at one value (Tune's own sampling
