@@ -32,6 +32,7 @@ def test_traces_tile_an_episode_with_burn_in_from_the_previous_trace():
     # burn-in 4-5, trace 6-7 then padding; the terminal's discount and the final observation kept
     assert last["obs"][:, 0].tolist() == [40, 50, 60, 70, 80, 0] and last["mask"].tolist() == [1, 1, 1, 1, 0]
     assert last["discount"].tolist() == pytest.approx([0.99, 0.99, 0.99, 0.0, 0.0]) and last["state"] == "s4"
+    assert last["prev_action"].tolist() == [3, 4, 5, 6, 7]  # the state after the end sees step 7's action
     # every step is in exactly one trace: the real steps after each sequence's burn-in
     in_traces = []
     for seq in seqs:
@@ -76,3 +77,26 @@ def test_bad_shapes_are_refused():
         SequenceAdder(burn_in=-1, trace=3)
     with pytest.raises(ValueError):
         SequenceAdder(burn_in=0, trace=3).add(np.zeros(1), None, np.zeros(1), False, reward=1.0)
+
+
+def test_the_replay_table_carries_sequences(tmp_path):
+    from distrl.replay import ReplayTable
+    from distrl.replay.samplers import PrioritizedSampler
+
+    adder = SequenceAdder(burn_in=2, trace=3)
+    seqs = [dict(s, state=None) for s in play(adder, 8, end_at=8)]
+    items = {k: np.stack([s[k] for s in seqs]) for k in ("obs", "prev_action", "prev_reward", "action", "reward",
+                                                         "discount", "mask")}
+    items["state_h"] = items["state_c"] = np.arange(3 * 4, dtype=np.float32).reshape(3, 4)
+    table = ReplayTable(10, PrioritizedSampler(alpha=0.9, beta=0.6), seed=1)
+    keys = table.add(items, np.array([1.0, 2.0, 3.0]))
+    path = tmp_path / "replay.npz"
+    table.save(path)
+    restored = ReplayTable.restore(path)
+    for t in (table, restored):
+        got_keys, batch, weights = t.sample(64)
+        slot = {int(k): i for i, k in enumerate(keys)}
+        for j, k in enumerate(got_keys):
+            i = slot[int(k)]
+            assert np.array_equal(batch["obs"][j], items["obs"][i]) and np.array_equal(batch["mask"][j], items["mask"][i])
+        assert batch["obs"].shape == (64, 6, 1) and weights.shape == (64,)

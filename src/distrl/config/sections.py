@@ -338,6 +338,26 @@ class ApexDPGConfig(RunConfig):
     ray: RayConfig = field(default_factory=RayConfig)
 
 
+# ---------------------------------------------------------------- R2D2 (Kapturowski et al. 2019)
+
+@dataclass
+class R2D2LearnerConfig:
+    """The paper's values (table 2)."""
+    batch_size: int = ranged(64, ge=1)  # sequences
+    burn_in: int = ranged(40, ge=0)  # steps unrolled from the stored state without gradients
+    trace: int = ranged(80, ge=1)  # steps learned from after the burn-in
+    n_step: int = ranged(5, ge=1)
+    gamma: float = ranged(0.997, ge=0, le=1)
+    lr: float = ranged(1e-4, gt=0)  # Adam
+    adam_eps: float = ranged(1e-3, gt=0)
+    grad_clip: float = ranged(0.0, ge=0)  # global gradient-norm clip (0: none; the paper states none)
+    target_update: int = ranged(2500, ge=1)  # updates between target-network copies
+    rescale_eps: float = ranged(1e-3, gt=0)  # h(x) = sign(x)(sqrt(|x| + 1) - 1) + eps x
+    priority_eta: float = ranged(0.9, ge=0, le=1)  # eta max |delta| + (1 - eta) mean |delta| per sequence
+    prefetch: int = ranged(16, ge=0)
+    prefetch_threads: int = ranged(1, ge=1)
+
+
 # ---------------------------------------------------------------- distributed BA3C (Adamski et al. 2018)
 
 @dataclass

@@ -59,6 +59,8 @@ class RecurrentQNetwork(nn.Module):
         """The state after the burn-in steps, without gradients: a step whose mask is False (the padding
         before an episode's first sequence) leaves the state as it was, so such a sequence starts its
         trace from its stored (initial) state exactly."""
+        if obs.shape[0] == 0:
+            return state
         with torch.no_grad():
             x = self.embed(obs, prev_action, prev_reward)
             h, c = state

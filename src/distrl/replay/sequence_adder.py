@@ -18,7 +18,8 @@ class SequenceAdder:
     Sequences never cross an episode's end. An episode's first sequence starts at its first step with no
     burn-in (the state there is the initial one, exact): its burn_in leading steps are padding. The last
     sequences are padded after the end. `mask` marks the real steps; obs holds one more observation than
-    steps (the state after the last real step, for the last target's bootstrap), zeros where padded."""
+    steps (the state after the last real step, for the last target's bootstrap), zeros where padded; the
+    step after the last real one carries that step's action and reward as its previous ones."""
 
     def __init__(self, burn_in: int, trace: int, period: int | None = None):
         if burn_in < 0 or trace < 1:
@@ -83,6 +84,9 @@ class SequenceAdder:
         last = real[-1] - start
         obs[last + 1] = self._steps[real[-1] + 1 - self._offset]["obs"] if real[-1] + 1 < self._t \
             else self._last_next_obs
+        if last + 1 < self.length:  # the state after the end is fed its own previous action and reward
+            fields["prev_action"][last + 1] = fields["action"][last]
+            fields["prev_reward"][last + 1] = fields["reward"][last]
         return {"obs": obs, **fields, "mask": mask, "state": self._states[first - self._offset], "start": first}
 
     def _trim(self) -> None:
