@@ -31,12 +31,14 @@ class NStepActor:
 
     def __init__(self, make_env: Callable[[int], Any], num_envs: int, net: nn.Module, *, sink: Sink,
                  source: ParameterSource, n_step: int, gamma: float, flush_size: int, pull_every: int,
-                 frame_skip: int = 1, seed: int = 0, watch_env: int | None = None):
-        """`watch_env`: an env whose episode returns are also kept apart (Ape-X: the lowest epsilon's)."""
+                 frame_skip: int = 1, seed: int = 0, watch_env: int | None = None,
+                 make_adder: Callable[[], Any] | None = None):
+        """`watch_env`: an env whose episode returns are also kept apart (Ape-X: the lowest epsilon's).
+        `make_adder`: each env's adder (default: n-step transitions; R2D2: sequences)."""
         self.envs = [make_env(j) for j in range(num_envs)]
         self.net = net.eval()
         self.sink, self.source = sink, source
-        self.adders = [NStepAdder(n_step, gamma) for _ in self.envs]
+        self.adders = [(make_adder or (lambda: NStepAdder(n_step, gamma)))() for _ in self.envs]
         self.flush_size, self.pull_every, self.frame_skip = flush_size, pull_every, frame_skip
         self.rng = np.random.default_rng(seed)
         self.obs = [env.reset()[0] for env in self.envs]  # make_env(j) seeds its env
