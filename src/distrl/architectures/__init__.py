@@ -14,6 +14,7 @@ WIRINGS: dict[str, Any] = {  # name -> "module:Class" (imported on first use) or
     "apex": "distrl.architectures.apex:Apex", "apex-dpg": "distrl.architectures.apex_dpg:ApexDPG",
     "gorila": "distrl.architectures.gorila:Gorila", "a3c": "distrl.architectures.a3c:A3C",
     "ba3c": "distrl.architectures.ba3c:BA3C", "dqn": "distrl.architectures.dqn:DQN",
+    "r2d2": "distrl.architectures.r2d2:R2D2",
 }
 
 

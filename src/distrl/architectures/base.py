@@ -65,7 +65,7 @@ class Pacing:
     """One replay ratio on every placement: the driver asks it before each call of the inserting and the
     sampling role. Inserts are the inserter's agent steps (each makes a transition), samples the
     sampler's, with the batches it had to skip while its replay could not sample (so a learner that
-    waited for the replay start does not catch up in one burst). `limiter` (Reverb's
+    waited for the replay start does not catch up in one burst), both in replay items. `limiter` (Reverb's
     SampleToInsertRatio) holds the inserter while inserts outrun samples by more than its band; the
     sampler's call takes whole batches up to samples_per_insert per insert so far, so in one process a
     round of k inserts allows exactly samples_per_insert * k samples, fractions carried to the next
@@ -77,10 +77,12 @@ class Pacing:
     inserter: str = "actors"
     sampler: str = "learner"
     paces_sampler: bool = True
+    per_step: float = 1.0  # replay items an inserter's step makes (R2D2: one sequence every `period` steps)
 
     def counts(self, totals: dict[str, float]) -> tuple[float, float]:
         skipped = totals.get(f"{self.sampler}/skipped_updates", 0) * self.batch
-        return totals.get(f"{self.inserter}/steps", 0), totals.get(f"{self.sampler}/samples", 0) + skipped
+        return (totals.get(f"{self.inserter}/steps", 0) * self.per_step,
+                totals.get(f"{self.sampler}/samples", 0) + skipped)
 
     def may_insert(self, totals: dict[str, float], state: dict[str, dict]) -> bool:
         """Before learning starts, and while a restarted replay refills, nothing waits."""

@@ -109,9 +109,14 @@ class ReplayFed(Wiring):
         cfg, spi = self.cfg, self.cfg.replay.samples_per_insert
         if spi <= 0:
             return None
-        slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor
+        per_step = self.items_per_step()
+        slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor * per_step
         return Pacing(SampleToInsertRatio(spi, cfg.replay.min_size, error_buffer=spi * slack), cfg.learner.batch_size,
-                      paces_sampler=not cfg.inline.updates_per_round)
+                      paces_sampler=not cfg.inline.updates_per_round, per_step=per_step)
+
+    def items_per_step(self) -> float:
+        """Replay items an actor's env step makes: one transition."""
+        return 1.0
 
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         return {"replay_waits": counters.get("learner/replay_waits", 0)}

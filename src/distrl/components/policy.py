@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch import nn
 
-KINDS = ("q", "softmax", "gaussian", "deterministic")
+KINDS = ("q", "softmax", "gaussian", "deterministic", "recurrent_q")
 
 
 class Policy:
@@ -22,13 +22,18 @@ class Policy:
             raise ValueError(f"unknown policy kind {kind!r}: one of {', '.join(KINDS)}")
         self.net, self.kind, self.epsilon = net.eval(), kind, epsilon
         self.rng = np.random.default_rng(seed)
-        self._state = None
+        self.reset()
         self.checkpoint: str | None = None  # set by distrl.load_policy: which file, after how many updates
         self.updates: int | None = None
 
     def reset(self) -> None:
         """A new episode: an LSTM policy starts again from its initial state."""
         self._state = None
+        self._previous = (torch.zeros(1, 1, dtype=torch.long), torch.zeros(1, 1))
+
+    def observe(self, action: Any, reward: float) -> None:
+        """The action taken (perhaps a random one) and the reward it brought: a recurrent Q policy's next input."""
+        self._previous = (torch.tensor([[int(action)]]), torch.tensor([[float(reward)]]))
 
     @torch.no_grad()
     def __call__(self, obs: np.ndarray) -> np.ndarray:
@@ -38,6 +43,11 @@ class Policy:
             return self.net["actor"](x).numpy()
         if self.kind == "gaussian":
             return self.net(x)[0].numpy()
+        if self.kind == "recurrent_q":  # one env: [1, 1, ...] through the sequence network
+            scores, self._state = self.net(x[None], *self._previous, self._state)
+            scores = scores[0]
+            self.actions = int(scores.shape[1])
+            return scores.argmax(dim=1).numpy()
         scores = self.net(x) if self.kind == "q" else self.net(x, self._state)
         if self.kind == "softmax":
             scores, _, self._state = scores
@@ -48,7 +58,7 @@ class Policy:
         """The action for one observation as the env returns it: an int for discrete actions (random with
         probability epsilon), an array for continuous ones."""
         action = self(np.asarray(observation)[None])[0]
-        if self.kind in ("q", "softmax"):
+        if self.kind in ("q", "softmax", "recurrent_q"):
             if self.epsilon and self.rng.random() < self.epsilon:
                 return int(self.rng.integers(self.actions))
             return int(action)

@@ -281,8 +281,11 @@ def validate(cfg: RunConfig) -> None:
     _check(c.tracking in TRACKERS, "tracking", c.tracking, "wandb, or empty for none")
     _check(not (c.video_every and not c.eval_episodes), "video_every", c.video_every,
            "0 when eval_episodes is 0 (videos are of evaluation episodes)")
-    if c.architecture in ("apex", "apex-dpg", "dqn"):
+    if c.architecture in ("apex", "apex-dpg", "dqn", "r2d2"):
         _validate_ray(c.ray)
+    if c.architecture == "r2d2":
+        _check(not c.net.factory, "net.factory", c.net.factory,
+               "empty: r2d2 builds its own recurrent network (a user's network is not taken yet)")
     if c.architecture == "gorila":
         from distrl.params.param_server import OPTIMIZERS
         a, p = c.actor, c.ps

@@ -184,6 +184,24 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "ray.steps_per_call": 50, "ray.publish_every": 4, "learner.fused_adam": True,
         "net.actor_hidden": (256, 256), "net.critic_hidden": (256, 256),
     }),
+    "r2d2-atari": ("r2d2", "Kapturowski et al. 2019, table 2 (the defaults): trace 80 after a burn-in of 40, "
+                   "sequences every 80 steps, n=5, gamma 0.997, value rescaling (eps 1e-3) without reward clipping, "
+                   "Adam 1e-4 eps 1e-3, targets every 2,500 updates, priorities 0.9 max + 0.1 mean with exponent "
+                   "0.9, importance sampling 0.6, batch 64, LSTM 512, 256 actors in the paper", {}),
+    "r2d2-cartpole": ("r2d2", "distrl: small-run values for CartPole-v1 and distrl/CartPoleNoVelocity-v1 with 2 "
+                      "actors (one inline run so far, seed 1: greedy 280 on the velocity-free CartPole after 20,000 "
+                      "frames; issue 36 measures the rest): trace 20 after a burn-in of 10, n=3, gamma "
+                      "0.99, Adam 1e-3, batch 32 sequences, 64 sampled per sequence inserted (each step learned "
+                      "from about 64 times), targets every 200 updates, "
+                      "LSTM 64 on a 64-unit MLP, replay 20k sequences from 100", {
+        "actors": 2, "max_frames": 100_000, "log_every_s": 2.0, "checkpoint_every": 1000, "eval_episodes": 10,
+        "actor.flush_size": 2, "actor.pull_every": 100,
+        "replay.capacity": 20_000, "replay.min_size": 100, "replay.compress": False, "replay.samples_per_insert": 64.0,
+        "learner.batch_size": 32, "learner.burn_in": 10, "learner.trace": 20, "learner.n_step": 3,
+        "learner.gamma": 0.99, "learner.lr": 1e-3, "learner.target_update": 200,
+        "net.lstm_units": 64, "net.hidden": (64,), "inline.actor_steps": 20,
+        "ray.steps_per_call": 50, "ray.publish_every": 4,
+    }),
     "ba3c-atari": ("ba3c", "Adamski et al. 2018, table 1 (the defaults): 64 workers, n_sim 10, bs 32, 4 parameter "
                    "servers, Adam lr 1e-3 eps 1e-8 betas 0.8/0.75, sync with 90% of the workers, 128-unit layer", {}),
     "ba3c-cartpole": ("ba3c", "distrl: BA3C values for CartPole-v1 with 2 workers (rewards / 10 and lr 2e-3: "
@@ -328,7 +346,8 @@ def learning_start_frames(cfg: Any) -> int:
         return 0
     from distrl.envs import is_atari
     tables = cfg.actors if cfg.architecture == "gorila" and replay.mode == "local" else 1
-    return replay.min_size * tables * (4 if is_atari(cfg.env) else 1)
+    steps = (cfg.actor.sequence_period or cfg.learner.trace) if cfg.architecture == "r2d2" else 1  # per item
+    return replay.min_size * tables * steps * (4 if is_atari(cfg.env) else 1)
 
 
 def describe_preset(cfg: Any, named: bool, actors: int | None = None) -> str:

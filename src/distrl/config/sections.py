@@ -358,6 +358,46 @@ class R2D2LearnerConfig:
     prefetch_threads: int = ranged(1, ge=1)
 
 
+@dataclass
+class R2D2ActorConfig:
+    envs_per_actor: int = ranged(1, ge=1)  # envs stepped together with one batched forward pass
+    epsilon_base: float = ranged(0.4, ge=0, le=1)  # Ape-X's eps_i = epsilon_base ** (1 + epsilon_alpha * i / (N - 1))
+    epsilon_alpha: float = ranged(7.0, ge=0)
+    flush_size: int = ranged(4, ge=1)  # sequences per batch sent to the replay
+    pull_every: int = ranged(400, ge=1)  # frames between parameter pulls (Ape-X's 400)
+    sequence_period: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: the trace length)")  # steps between sequence starts; 0: trace, so traces tile an episode and sequences overlap by the burn-in
+
+
+@dataclass
+class R2D2ReplayConfig:
+    capacity: int = ranged(100_000, ge=1)  # sequences (the paper's 4M observations in part-overlapping sequences)
+    alpha: float = ranged(0.9, ge=0)  # the paper's priority exponent
+    beta: float = ranged(0.6, ge=0, le=1)  # importance sampling (the 0.6; the paper's text says it left it out)
+    min_size: int = ranged(5_000, ge=1)  # sequences before learning starts
+    trim_every: int = ranged(100, ge=1)
+    compress: bool = True            # zlib-compress image observations in the table
+    shards: int = ranged(1, ge=1)
+    checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
+    samples_per_insert: float = ranged(0.0, ge=0, accepted="numbers >= 0 (0: actors never wait for the learner)")  # sampled sequences per inserted one
+
+
+@dataclass
+class R2D2NetConfig:
+    lstm_units: int = ranged(512, ge=1)
+    hidden: tuple[int, ...] = (512,)  # MLP torso for vector observations (the Nature convolutions for Atari)
+    factory: str = ""                # a user's network: not taken (r2d2 needs its recurrent interface); must stay empty
+
+
+@dataclass
+class R2D2Config(RunConfig):
+    architecture: str = "r2d2"
+    actor: R2D2ActorConfig = field(default_factory=R2D2ActorConfig)
+    replay: R2D2ReplayConfig = field(default_factory=R2D2ReplayConfig)
+    learner: R2D2LearnerConfig = field(default_factory=R2D2LearnerConfig)
+    net: R2D2NetConfig = field(default_factory=R2D2NetConfig)
+    inline: InlineConfig = field(default_factory=InlineConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
+
 # ---------------------------------------------------------------- distributed BA3C (Adamski et al. 2018)
 
 @dataclass
@@ -487,4 +527,4 @@ class DQNConfig(RunConfig):
 
 
 ARCHITECTURES: dict[str, type] = {"apex": ApexConfig, "gorila": GorilaConfig, "a3c": A3CConfig, "ba3c": BA3CConfig,
-                                  "apex-dpg": ApexDPGConfig, "dqn": DQNConfig}
+                                  "apex-dpg": ApexDPGConfig, "dqn": DQNConfig, "r2d2": R2D2Config}

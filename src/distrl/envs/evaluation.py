@@ -26,7 +26,8 @@ def evaluate(
     ``act`` gets a batch of one observation and returns a batch of actions, so the same
     batched policy code serves actors and evaluation. With probability ``epsilon`` a
     uniformly random action replaces it (DQN-style evaluation uses e.g. 0.05 or 0.001).
-    An ``act`` with a ``reset()`` method (a recurrent policy) is reset before every episode.
+    An ``act`` with a ``reset()`` method (a recurrent policy) is reset before every episode; one with
+    ``observe(action, reward)`` is told each step's action (random ones too) and reward.
     Episode ``i`` is reset with a seed derived from ``seed``, so results are
     reproducible for a deterministic ``act`` while episodes still differ (no-op counts).
     ``video`` records episodes (all, or its first ``episodes``) as mp4 files in its folder.
@@ -60,7 +61,9 @@ def evaluate(
                     action = np.asarray(act(np.asarray(obs)[None]))[0]
                     if discrete:
                         action = int(action)
-                obs, _, terminated, truncated, info = env.step(action)
+                obs, reward, terminated, truncated, info = env.step(action)
+                if hasattr(act, "observe"):
+                    act.observe(action, reward)  # a recurrent Q policy's next input
                 if terminated or truncated:
                     # RecordEpisodeStatistics sits inside any reward clipping: raw score.
                     returns.append(float(info["episode"]["r"]))

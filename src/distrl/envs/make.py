@@ -36,8 +36,11 @@ from gymnasium.wrappers import (
     TransformObservation,
 )
 
+from distrl.envs import partial
 from distrl.errors import ConfigError
 from distrl.factory import is_factory, resolve
+
+partial.register()  # distrl/CartPoleNoVelocity-v1
 
 MODES = ("train", "eval")
 DEFAULT_MAX_EPISODE_FRAMES = 108_000  # 30 minutes at 60 Hz, the DQN evaluation cap
@@ -194,7 +197,7 @@ def _channels_first_uint8(obs: np.ndarray) -> np.ndarray:
 
 
 def _make_atari(env_id: str, mode: str, max_episode_frames: int, noop_max: int, frame_stack: int,
-                render: dict[str, str]) -> gymnasium.Env:
+                render: dict[str, str], clip_rewards: bool = True) -> gymnasium.Env:
     # The cap is applied below in agent steps; switch off ALE's own 108k-frame cap so a
     # longer user cap is honoured (0 = no limit in ALE).
     env = _gym_make(env_id, frameskip=1, repeat_action_probability=0.0, max_num_frames_per_episode=0, **render)
@@ -220,7 +223,8 @@ def _make_atari(env_id: str, mode: str, max_episode_frames: int, noop_max: int, 
         )
     if mode == "train":
         env = _LifeLossInfo(env)
-        env = ClipReward(env, -1.0, 1.0)
+        if clip_rewards:
+            env = ClipReward(env, -1.0, 1.0)
     return env
 
 
@@ -294,11 +298,13 @@ def make_env(
     noop_max: int = 30,
     frame_stack: int = 4,
     render_mode: str | None = None,
+    clip_rewards: bool = True,
 ) -> gymnasium.Env:
     """Build ``env_id`` with the preprocessing every algorithm in distrl expects.
 
     ``mode="train"`` vs ``"eval"`` only differs for Atari (reward clipping and the
-    life-loss flag are training aids; evaluation reports raw game scores).
+    life-loss flag are training aids; evaluation reports raw game scores); ``clip_rewards=False`` keeps
+    training's rewards raw too (R2D2 rescales values instead).
     ``max_episode_frames`` caps Atari episodes in emulator frames (default 108,000; the
     cap is ``max_episode_frames // 4`` agent steps). Non-Atari envs keep their own
     registered TimeLimit and ignore it, so a caller may pass one value for every env.
@@ -329,7 +335,7 @@ def make_env(
         if not _register_ale():
             raise ConfigError(f"Atari id {env_id!r} needs ale-py: `pip install ale-py` (it ships the ROMs)")
         frames = DEFAULT_MAX_EPISODE_FRAMES if max_episode_frames is None else max_episode_frames
-        env = _make_atari(env_id, mode, frames, noop_max, frame_stack, render)
+        env = _make_atari(env_id, mode, frames, noop_max, frame_stack, render, clip_rewards)
     else:
         env = _make_other(env_id, render)
 
