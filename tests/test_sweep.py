@@ -78,3 +78,19 @@ def test_distrl_sweep_is_the_function():
     import distrl
     from distrl import api
     assert distrl.sweep is api.sweep
+
+
+def test_collect_reads_finished_and_stopped_trials(tmp_path):
+    from distrl.sweeps import collect
+    done = {"learner.lr": 0.001, "seed": 1}
+    stopped = {"learner.lr": 0.0001, "seed": 1}
+    (tmp_path / trial_name(done)).mkdir()
+    (tmp_path / trial_name(done) / "summary.json").write_text(json.dumps(
+        {"frames": 800, "updates": 30, "final_return_mean": 21.5, "eval_return_mean": 40.0}))
+    rows = collect([{"config": done, "metrics": {}, "error": None},
+                    {"config": stopped, "metrics": {"frames": 100, "updates": 2, "episode_return_mean": 9.0},
+                     "error": None}], ["learner.lr"], tmp_path)
+    assert [(r["learner.lr"], r["status"], r["frames"], r["episode_return_mean"]) for r in rows] == [
+        (0.0001, "stopped early", 100, 9.0), (0.001, "done", 800, 21.5)]
+    assert rows[1]["eval_return_mean"] == 40.0 and rows[0]["eval_return_mean"] is None
+    assert rows[1]["run_dir"] == str(tmp_path / "learner.lr=0.001-seed1") and list(rows[0])[-1] == "run_dir"
