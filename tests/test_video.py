@@ -80,3 +80,18 @@ def test_video_every_needs_evaluations(tmp_path, capsys):
                  "--set", "eval_episodes=0", "--set", "video_every=1"]) == 2
     assert "video_every" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_an_env_that_cannot_render_is_refused_before_the_run(tmp_path, capsys, monkeypatch):
+    import gymnasium
+    from gymnasium.envs.classic_control.cartpole import CartPoleEnv
+
+    def no_pygame(self):
+        raise gymnasium.error.DependencyNotInstalled('pygame is not installed, run `pip install "gymnasium[classic-control]"`')
+
+    monkeypatch.setattr(CartPoleEnv, "render", no_pygame)
+    assert main(["train", "apex", "--env", "CartPole-v1", "--run-dir", str(tmp_path / "r"),
+                 "--set", "video_every=1"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot render frames" in err and "pygame" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()

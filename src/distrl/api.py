@@ -112,15 +112,15 @@ def evaluate(run_dir: str | Path, *, episodes: int | None = None, epsilon: float
     `video`: a folder where each episode is recorded as eval-episode-I.mp4 (the `video` extra).
     Returns and writes to run_dir/eval.json: returns, mean, std, episodes, epsilon, human_normalized,
     env, checkpoint, updates (and videos: the files). `distrl eval` calls it."""
-    from distrl.envs.video import Video, require_video
+    from distrl.envs.video import Video, check_renders
     _refuse_unknown("evaluate", unknown)
     if episodes is not None and (not isinstance(episodes, int) or episodes < 1):
         raise ConfigError(f"invalid value {episodes!r} for episodes: accepted values are whole numbers >= 1")
-    if video is not None:
-        require_video()
-        if Path(video).exists() and not Path(video).is_dir():
-            raise ConfigError(f"--video {video} is a file, not a folder: give a folder for the episodes' videos")
+    if video is not None and Path(video).exists() and not Path(video).is_dir():
+        raise ConfigError(f"--video {video} is a file, not a folder: give a folder for the episodes' videos")
     cfg = _load(run_dir, env, network)
+    if video is not None:
+        check_renders(str(cfg.env))
     if epsilon is not None:
         C.set_value(cfg, "eval_epsilon", epsilon)
         C.validate(cfg)

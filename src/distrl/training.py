@@ -16,7 +16,7 @@ from distrl.architectures import make_architecture
 from distrl.checkpoint import latest_checkpoint, list_checkpoints, replay_set
 from distrl.components.monitor import Monitor
 from distrl.components.tracking import WandbTracker, require_tracking
-from distrl.envs.video import require_video
+from distrl.envs.video import check_renders
 from distrl.errors import ConfigError
 
 RUN_FILES = ("config.json", "metrics.csv", "evaluations.csv", "eval.json", "summary.json", "chaos.json", "checkpoints",
@@ -118,7 +118,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
 
     arch = make_architecture(cfg)  # probes the env first: a bad env id fails before anything is written
     if cfg.video_every:
-        require_video()
+        check_renders(cfg.env)
     require_tracking(cfg.tracking)
     if cfg.runtime == "ray":
         runtime.check_this_machine(arch)  # as many role processes as the cores hold, before any starts

@@ -9,7 +9,7 @@ from pathlib import Path
 import gymnasium
 from gymnasium.wrappers import RecordVideo
 
-from distrl.envs.make import FRAME_SKIP, is_atari, is_minatar
+from distrl.envs.make import FRAME_SKIP, is_atari, is_minatar, make_env
 from distrl.errors import ConfigError
 
 ATARI_HZ = 60  # the console's frame rate (ALE's metadata says 30, whatever the frame skip)
@@ -31,6 +31,26 @@ def require_video() -> None:
     except ImportError:
         raise ConfigError("videos need moviepy: pip install 'distrl[video]' (or leave out --video / video_every)") \
             from None
+
+
+def check_renders(env_id: str) -> None:
+    """Render one frame of `env_id` before a run or an evaluation counts on it: a missing renderer
+    (CartPole's pygame, MuJoCo's OpenGL) is one line here, not a crashed evaluator later."""
+    require_video()
+    env = make_env(env_id, "eval", seed=0, render_mode="rgb_array")
+    try:
+        env.reset()
+        frame = env.render()
+    except Exception as exc:  # DependencyNotInstalled, a GL error: whatever the env's renderer raises
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"env {env_id!r} cannot render frames for videos ({first[:200]}): install what it "
+                          "names (MuJoCo without a display: MUJOCO_GL=egl), or leave out --video / video_every") \
+            from None
+    finally:
+        env.close()
+    if frame is None:
+        raise ConfigError(f"env {env_id!r} renders no frames (render_mode {env.render_mode!r}): a video needs an env "
+                          "with render_mode='rgb_array' (an env factory must make it so)")
 
 
 def record(env: gymnasium.Env, env_id: str, video: Video) -> gymnasium.Env:
