@@ -212,6 +212,7 @@ def test_apex_dpg_runs_on_the_same_driver(tmp_path):
     """Ape-X DPG through run_apex: prioritized-eviction shards, the actor-critic pair published."""
     cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={
         "runtime": "ray", "actors": 2, "max_frames": 1500, "seed": 1, "replay.min_size": 200,
+        "replay.samples_per_insert": 4.0,  # the preset's 64 would make this wiring check 2,600 updates (70 s)
         "eval_episodes": 1, "log_every_s": 0.3, "learner.batch_size": 32, "net.actor_hidden": (16, 16),
         "net.critic_hidden": (16, 16), "run_dir": str(tmp_path / "run")})
     summary = train(cfg, live=False)
