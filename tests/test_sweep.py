@@ -72,6 +72,7 @@ def test_a_sweep_on_tune_gives_one_run_per_trial_and_the_table(tmp_path):
         assert float(row["eval_return_mean"]) == summary["eval_return_mean"]
     assert json.loads((out / "sweep.json").read_text())["grid"]["learner.lr"] == lrs
     assert (out / "sweep.png").stat().st_size > 10_000
+    assert not __import__("ray").is_initialized()  # the Ray the sweep started ended with it
 
 
 def test_distrl_sweep_is_the_function():
@@ -94,3 +95,4 @@ def test_collect_reads_finished_and_stopped_trials(tmp_path):
         (0.0001, "stopped early", 100, 9.0), (0.001, "done", 800, 21.5)]
     assert rows[1]["eval_return_mean"] == 40.0 and rows[0]["eval_return_mean"] is None
     assert rows[1]["run_dir"] == str(tmp_path / "learner.lr=0.001-seed1") and list(rows[0])[-1] == "run_dir"
+

@@ -32,8 +32,10 @@ class Policy:
         self._previous = (torch.zeros(1, 1, dtype=torch.long), torch.zeros(1, 1))
 
     def observe(self, action: Any, reward: float) -> None:
-        """The action taken (perhaps a random one) and the reward it brought: a recurrent Q policy's next input."""
-        self._previous = (torch.tensor([[int(action)]]), torch.tensor([[float(reward)]]))
+        """The action taken (perhaps a random one) and the reward it brought: a recurrent Q policy's next
+        input (other kinds need neither)."""
+        if self.kind == "recurrent_q":
+            self._previous = (torch.tensor([[int(action)]]), torch.tensor([[float(reward)]]))
 
     @torch.no_grad()
     def __call__(self, obs: np.ndarray) -> np.ndarray:

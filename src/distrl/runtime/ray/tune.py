@@ -54,14 +54,26 @@ def run_trials(trial: Callable[..., None], grid: dict[str, list], *, fixed: dict
     """Run trial(config, **fixed) for every combination of `grid` (a dict of value lists), cpus_per_trial
     each, as many at once as the cluster holds. asha_frames (grace, max): ASHA by frames. Returns each
     trial's config, last reported metrics and error."""
-    from ray import tune
-    from ray.tune.schedulers import ASHAScheduler
+    import ray
 
     from distrl.runtime import protect_local_ray
     from distrl.runtime.ray.cluster import connect
 
     protect_local_ray(address)
-    connect(address, math.ceil(cpus_per_trial))
+    started = connect(address, math.ceil(cpus_per_trial))
+    try:
+        return _fit(trial, grid, fixed=fixed, storage=storage, cpus_per_trial=cpus_per_trial, asha_frames=asha_frames)
+    finally:
+        if started:
+            ray.shutdown()  # a Ray the sweep started ends with it (a caller's own stays)
+
+
+def _fit(trial: Callable[..., None], grid: dict[str, list], *, fixed: dict[str, Any], storage: Path,
+         cpus_per_trial: float, asha_frames: tuple[int, int] | None) -> list[dict]:
+    """The Tuner over the grid, on the Ray this process is connected to."""
+    from ray import tune
+    from ray.tune.schedulers import ASHAScheduler
+
     scheduler = None
     if asha_frames is not None:
         grace, most = asha_frames
