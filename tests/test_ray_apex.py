@@ -230,6 +230,8 @@ def test_apex_dpg_ray_learns_pendulum(tmp_path):
     assert train(cfg, live=False)["eval_return_mean"] >= -300
 
 
+@pytest.mark.learning(seconds=45)  # a fault case: the learning tier, with the chaos cases
+@pytest.mark.alone
 def test_killed_replay_with_replay_checkpoint_reloads_its_saved_set(tmp_path, train_with_hook):
     from distrl.checkpoint import replay_set
     seen = {}

@@ -31,6 +31,8 @@ def test_ray_run_with_global_replay(tmp_path):
     assert summary["rates"]["replay_inserts_per_s"] > 0 and list((tmp_path / "run" / "checkpoints").iterdir())
 
 
+@pytest.mark.learning(seconds=45)  # a fault case: the learning tier, with the chaos cases
+@pytest.mark.alone
 def test_killed_bundle_and_killed_shard_do_not_stop_the_run(tmp_path, train_with_hook):
     """One bundle's process and then one parameter-server shard are SIGKILLed mid-run: Ray restarts
     both, the shard from its slice of the latest checkpoint, and training goes on past it."""

@@ -11,8 +11,8 @@ from distrl.training import train  # noqa: E402
 pytestmark = pytest.mark.usefixtures("local_ray")
 
 ARCHS = [
-    ("apex", {"replay.min_size": 500, "learner.batch_size": 32, "eval_every": 20}),
-    ("gorila", {"replay.min_size": 500}),
+    ("apex", {"replay.min_size": 300, "learner.batch_size": 32, "eval_every": 20}),
+    ("gorila", {"replay.min_size": 300}),
     ("a3c", {}),
     ("a3c", {"algo": "nstep_q"}),
     ("ba3c", {"eval_every": 20}),
@@ -22,8 +22,8 @@ ARCHS = [
 @pytest.mark.parametrize("arch,extra", ARCHS, ids=[f"{a}-{e.get('algo', '')}" for a, e in ARCHS])
 def test_every_architecture_trains_minatar_on_ray(tmp_path, arch, extra):
     summary = train(C.build_config(arch, "MinAtar/Breakout-v1", overrides={
-        "runtime": "ray", "max_frames": 3000, "eval_episodes": 2, "log_every_s": 0.5, "checkpoint_every": 50,
+        "runtime": "ray", "max_frames": 2000, "eval_episodes": 2, "log_every_s": 0.5, "checkpoint_every": 50,
         "seed": 1, "run_dir": str(tmp_path / "run"), **extra}), live=False)
-    assert summary["runtime"] == "ray" and summary["frames"] >= 3000 and summary["updates"] > 0
+    assert summary["runtime"] == "ray" and summary["frames"] >= 2000 and summary["updates"] > 0
     assert summary["train_episodes"] > 0 and summary["eval_episodes"] == 2
     assert list((tmp_path / "run" / "checkpoints").iterdir())

@@ -51,6 +51,8 @@ def test_refused_before_any_trial(tmp_path, capsys):
     assert "not empty" in capsys.readouterr().err and (tmp_path / "s" / "notes.txt").read_text() == "mine"
 
 
+@pytest.mark.learning(seconds=40)  # Ray Tune's start and two trials: in the learning tier, which `make test` keeps under 10 minutes
+@pytest.mark.alone
 def test_a_sweep_on_tune_gives_one_run_per_trial_and_the_table(tmp_path):
     pytest.importorskip("ray.tune")
     out = tmp_path / "sweep"
