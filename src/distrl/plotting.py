@@ -43,6 +43,17 @@ def _pyplot():
     return plt
 
 
+def save(plt, fig, out: Path, title: str = "") -> Path:
+    """The figure, titled, laid out and written as `out` (its folder made), then closed."""
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
 def draw_returns(ax, label: str, runs: list[dict[str, np.ndarray]], x: str,
                  y: str = "episode_return_mean") -> None:
     """One config's curve on `ax`: the mean over its runs (seeds) and, with several, a min-max band."""
@@ -70,13 +81,7 @@ def plot_comparison(curves: dict[str, list[dict[str, np.ndarray]]], out: Path, t
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out
+    return save(plt, fig, out, title)
 
 
 def plot_runs(run_dirs: list[Path], out: Path, x: str = "frames") -> Path:
@@ -105,11 +110,7 @@ def plot_runs(run_dirs: list[Path], out: Path, x: str = "frames") -> Path:
     rate_ax.set_yscale("symlog")
     rate_ax.set_xlabel(x)
     rate_ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out
+    return save(plt, fig, out)
 
 
 def plot_sweep(rows: list[dict], keys: list[str], log_keys: dict[str, bool], out: Path, title: str = "") -> Path:
@@ -138,10 +139,4 @@ def plot_sweep(rows: list[dict], keys: list[str], log_keys: dict[str, bool], out
         ax.set_ylabel("return at the end of the trial")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out
+    return save(plt, fig, out, title)
