@@ -48,6 +48,8 @@ def test_curve_keeps_every_evaluation_of_every_segment_even_one_after_the_last_m
 def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learner_and_evaluator():
     gpu, _ = pong.plan(16, gpu=True)
     assert gpu["actors"] + gpu["replay.shards"] + 2 == 16 and gpu["learner.batch_size"] == 512
+    # the actors' GPU shares and the learner's fill the one GPU exactly: Ray could place no less, and more would wait
+    assert gpu["actors"] * gpu["ray.actor_gpus"] + gpu["ray.learner_gpus"] == pytest.approx(1.0)
     cpu, why = pong.plan(2, gpu=False)
     assert cpu["actors"] == 1 and cpu["ray.learner_gpus"] == 0 and "no GPU" in why
     # issue 18's other systems: A3C and BA3C with 16 workers, Gorila with the cores left beside 4 shards

@@ -20,6 +20,8 @@ class RemoteInProcess(Local):
 
 
 class SlowLearner:
+    device = torch.device("cpu")
+
     def __init__(self):
         self.updates = 0
 
@@ -46,6 +48,9 @@ class SlowWiring:
 
     def replay_client(self, shards, transport):
         return SimpleNamespace(can_sample=lambda n: True, sample=lambda n: "batch")
+
+    def compressed(self):
+        return ()
 
     def restore(self, run_dir, required):
         return None

@@ -254,6 +254,52 @@ def test_batches_deflated_by_the_sender_are_stored_as_the_table_would():
         raw.add(pack({"obs": batch["obs"].astype(np.int16), "id": np.arange(6)}, ("obs",)))
 
 
+@pytest.mark.parametrize("codec", ["zlib", "lz4"])
+def test_each_codec_round_trips_and_checks_what_senders_packed(codec, tmp_path):
+    """replay.codec: the table and the actors' pack() use the same codec, a batch packed with the other one
+    is refused by name, and a checkpoint keeps the codec (an old one without it reads as zlib)."""
+    from distrl.replay import pack
+    rng = np.random.default_rng(5)
+    obs = np.full((12, 4, 84, 84), 87, np.uint8)  # Atari-like: a flat background, a few moving pixels
+    obs[:, :, 30:40, 10:20] = rng.integers(0, 255, size=(12, 4, 10, 10))
+    table = ReplayTable(20, seed=2, compress=("obs",), codec=codec)
+    table.add(pack({"obs": obs[:6], "id": np.arange(6)}, ("obs",), codec))
+    table.add({"obs": obs[6:], "id": np.arange(6, 12)})  # compressed by the table with the same codec
+    _, batch, _ = table.sample(64)
+    np.testing.assert_array_equal(batch["obs"], obs[batch["id"]])
+    assert table.nbytes() < 0.1 * obs.nbytes
+    other = "zlib" if codec == "lz4" else "lz4"
+    with pytest.raises(ConfigError, match=f"compressed with {other}, this table stores {codec}; pack it with codec='{codec}'"):
+        table.add(pack({"obs": obs[:1], "id": np.arange(1)}, ("obs",), other))
+    table.save(tmp_path / "r.npz")
+    restored = ReplayTable.restore(tmp_path / "r.npz")
+    assert restored.codec == codec
+    _, batch, _ = restored.sample(64)
+    np.testing.assert_array_equal(batch["obs"], obs[batch["id"]])
+    with pytest.raises(ConfigError, match="unknown replay codec 'snappy'; use one of \\['lz4', 'zlib'\\]"):
+        ReplayTable(10, codec="snappy")
+
+
+def test_a_checkpoint_from_before_the_codec_choice_reads_as_zlib(tmp_path):
+    import json
+    import zipfile
+    table = ReplayTable(10, seed=1, compress=("obs",))
+    obs = np.arange(4 * 2 * 3 * 3, dtype=np.uint8).reshape(4, 2, 3, 3)
+    table.add({"obs": obs, "id": np.arange(4)})
+    table.save(tmp_path / "new.npz")
+    with np.load(tmp_path / "new.npz") as z:  # the same file as distrl wrote before the codec field
+        arrays = dict(z)
+    meta = json.loads(str(arrays["meta"][()]))
+    del meta["codec"]
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(tmp_path / "old.npz", **arrays)
+    assert zipfile.is_zipfile(tmp_path / "old.npz")
+    old = ReplayTable.restore(tmp_path / "old.npz")
+    assert old.codec == "zlib"
+    _, batch, _ = old.sample(16)
+    np.testing.assert_array_equal(batch["obs"], obs[batch["id"]])
+
+
 def _filled_table(path_seed=9):
     table = ReplayTable(30, sampler=PrioritizedSampler(alpha=0.6, beta=0.4), remover=PrioritizedRemover(),
                         seed=path_seed, compress=("obs",))
@@ -363,6 +409,45 @@ def test_sharded_weights_are_global_importance_weights():
     raw = 2.0 / prios[batch["x"]]
     np.testing.assert_allclose(w, raw / raw.max(), rtol=1e-5)
     assert set(np.unique(keys[:, 0])) <= {0, 1}
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_sharded_sample_joins_fields_into_given_buffers(shards):
+    """out=: the staging buffers a GPU learner's sample threads own (components/staging.py) receive the
+    joined field, the batch hands them back, and the other fields are as without them."""
+    client = _sharded_setup(shards, [1.0] * 6)
+    buf = np.full(40, -1, np.int64)
+    keys, batch, w = client.sample(40, out={"x": buf})
+    assert batch["x"] is buf and set(buf.tolist()) <= set(range(6)) and buf.min() >= 0
+    # each key's shard holds that item: item i went to shard i % shards
+    np.testing.assert_array_equal(keys[:, 0], buf % shards)
+    assert w.shape == (40,)
+
+
+def test_sharded_priority_updates_batched_reach_the_shards_in_one_call_each():
+    """priority_batch=3 (the Ray learner's batching): nothing is sent for two steps, the third sends every
+    update kept, one call per shard touched, in order (a later update of the same key wins)."""
+    from distrl.replay.sharded import ShardedReplay
+    calls = []
+
+    def call(target, method, *args):
+        if method == "update_priorities":
+            calls.append((method, target, *args))
+        return getattr(target, method)(*args)
+
+    shards = [ReplayTable(10, PrioritizedSampler(1.0, 1.0), seed=i) for i in range(2)]
+    client = ShardedReplay(shards, PrioritizedSampler(1.0, 1.0), seed=0, call=call, priority_batch=3)
+    for i in range(4):
+        client.add({"x": np.array([i], np.int64)}, np.array([1.0]))
+    keys = np.array([[0, k] for k in shards[0].sample(1)[0]] + [[1, k] for k in shards[1].sample(1)[0]])
+    assert client.update_priorities(keys[:1], np.array([5.0])) == [] and calls == []
+    assert client.update_priorities(keys[1:], np.array([7.0])) == [] and calls == []
+    sent = client.update_priorities(keys[:1], np.array([9.0]))
+    assert len(sent) == 2 and [c[1] for c in calls] == shards
+    np.testing.assert_array_equal(calls[0][3], [5.0, 9.0])
+    # alpha 1: a shard's mass is the sum of its priorities (each plus the samplers' epsilon, 1e-6)
+    assert shards[0].mass()[0] == pytest.approx(9.0 + 1.0) and shards[1].mass()[0] == pytest.approx(7.0 + 1.0)
+    assert client.flush_priorities() == []
 
 
 def test_sharded_priority_updates_reach_the_right_shard():

@@ -65,6 +65,7 @@ class Local:
     dead: tuple[type[BaseException], ...] = ()  # a local part cannot die on its own: its errors are bugs
     lost: tuple[type[BaseException], ...] = ()
     call_budget_s = math.inf
+    priority_batch = 1  # a learner's priorities reach the replay after each step
 
     @staticmethod
     def call(target: Any, method: str, *args: Any) -> Done:
@@ -87,7 +88,7 @@ class Local:
         """Nothing to wait for in one process: whatever would arrive is stepped by the caller."""
 
     @staticmethod
-    def sink(replay: Any, limit: int, compress: tuple[str, ...]) -> Any:
+    def sink(replay: Any, limit: int, compress: tuple[str, ...], codec: str = "zlib") -> Any:
         """The replay itself: an add is a method call, nothing travels."""
         return replay
 

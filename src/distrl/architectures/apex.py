@@ -20,6 +20,7 @@ class Apex(ReplayFed):
     """Its config is ApexConfig; the paper's values are its defaults."""
 
     architecture = "apex"
+    actors_on_gpu = True
     # The paper's learning curves follow its greediest actor: the lowest-epsilon env's returns get a column.
     watched_return: str | None = "return_mean_lowest_epsilon"
 

@@ -34,7 +34,7 @@ class Role:
     """`count` instances of `cls`, each built as cls(wiring, index, links, transport), where links maps
     every name in `links` to that role's instances. A role with `work` is called: the driver keeps each
     instance busy with run(n) -> Report; any other role serves calls. The rest are placement hints:
-    `gpus` for a learner (-1: one if the cluster has one), `threads` for a role that answers calls while
+    `gpus` a GPU share (a learner's -1: one if the cluster has one), `threads` for a role that answers calls while
     it runs one, `torch_threads` for the torch of a role in a process of its own (0: one per core),
     `node` for soft affinity to a node's address. `fault` names the summary's count of its restarts
     where the default name does not fit; a served role is counted only where it has one."""
@@ -153,8 +153,12 @@ class Wiring(Saveable):
         return payload[0], version
 
     def compressed(self) -> tuple[str, ...]:
-        """Fields actors deflate before they send them to a remote replay."""
+        """Fields actors compress before they send them to a remote replay."""
         return ()
+
+    def codec(self) -> str:
+        """How those fields are compressed (replay/table.py's CODECS)."""
+        return "zlib"
 
     def save_learner(self, run_dir: Path, learner: Any, counters: dict[str, float], returns: list[float]) -> Path:
         """The learner's state (networks, optimizer, counters) under its update count, the torch RNG of its

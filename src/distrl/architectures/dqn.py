@@ -24,6 +24,7 @@ class DQN(ReplayFed):
     """Its config is DQNConfig."""
 
     architecture = "dqn"
+    actors_on_gpu = True
     watched_return = None
 
     def replay_sampler(self) -> UniformSampler:

@@ -18,6 +18,7 @@ from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
 from distrl.components.workers import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard
 from distrl.envs import is_atari
+from distrl.errors import ConfigError
 from distrl.nets import make_q_network
 from distrl.replay import FifoRemover, MinSize, RateLimiter, ReplayTable, SampleToInsertRatio
 from distrl.replay.samplers import Sampler
@@ -32,6 +33,7 @@ class ReplayFed(Wiring):
     `replay_sampler` are the subclass's."""
 
     architecture: str
+    actors_on_gpu = False  # whether its actors can run their forward pass on a share of a GPU (ray.actor_gpus)
     stats_roles = ("replay",)
     fault_gauges = ("replay_waits",)
 
@@ -63,10 +65,18 @@ class ReplayFed(Wiring):
         the pacing allows (`inline_updates()` a round), or one a round without a ratio. A learner with a
         process of its own gives a CNN every core (Ray would give it one thread)."""
         cfg = self.cfg
+        if cfg.ray.actor_gpus > 0 and not self.actors_on_gpu:
+            raise ConfigError(f"ray.actor_gpus={cfg.ray.actor_gpus}: {self.architecture}'s actors act on the CPU only "
+                              "(Ape-X's and DQN's can use a GPU); set ray.actor_gpus=0")
+        if cfg.ray.actor_gpus > 0 and cfg.ray.learner_gpus < 0:
+            raise ConfigError(f"ray.actor_gpus={cfg.ray.actor_gpus} needs ray.learner_gpus set to the share the actors "
+                              f"leave (e.g. {max(0.0, 1 - cfg.actors * cfg.ray.actor_gpus):g} on one GPU): by default "
+                              "the learner takes a whole GPU")
         learner_threads = cfg.torch_threads or (0 if len(self.obs_shape) == 3 else 1)
         paced = (pacing := self.pacing()) is not None and pacing.paces_sampler
         return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"),
-                     Work("steps", cfg.inline.actor_steps, cfg.ray.steps_per_call), node=cfg.ray.actor_node),
+                     Work("steps", cfg.inline.actor_steps, cfg.ray.steps_per_call), node=cfg.ray.actor_node,
+                     gpus=cfg.ray.actor_gpus),
                 Role("learner", 1, LearnerWorker, ("replay",),
                      Work("updates", math.inf if paced else self.inline_updates(), LEARNER_CALL),
                      gpus=cfg.ray.learner_gpus, threads=4, torch_threads=learner_threads),
@@ -89,17 +99,21 @@ class ReplayFed(Wiring):
         """ReplayTable's arguments for shard `index`."""
         r = self.cfg.replay
         return (-(-r.capacity // r.shards), self.replay_sampler(), self.replay_remover(),
-                self.seeds["replay"] + index, self.compressed(), self.replay_limiter())
+                self.seeds["replay"] + index, self.compressed(), self.replay_limiter(), self.codec())
 
     def compressed(self) -> tuple[str, ...]:
         return frame_fields(self.cfg.replay.compress, self.obs_shape)
+
+    def codec(self) -> str:
+        return self.cfg.replay.codec
 
     def make_replay(self) -> ReplayTable:
         return ReplayTable(*self.replay_args(0))
 
     def replay_client(self, shards: list, transport) -> ShardedReplay:
-        return ShardedReplay(shards, self.replay_sampler(), seed=self.seeds["replay"],
-                             call=transport.call, gather=transport.gather, limiter=self.replay_limiter())
+        return ShardedReplay(shards, self.replay_sampler(), seed=self.seeds["replay"], call=transport.call,
+                             gather=transport.gather, limiter=self.replay_limiter(),
+                             priority_batch=transport.priority_batch)
 
     def pacing(self) -> Pacing | None:
         """replay.samples_per_insert held on both placements: actors wait while their inserts outrun the

@@ -144,6 +144,7 @@ class Actor(NStepActor):
                          watch_env=watch_env)
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
         self.epsilon_schedule = epsilon_schedule
+        self.device = torch.device("cpu")
         self._waiting: list[list[dict]] = [[] for _ in self.envs]  # transitions awaiting q(s_{t+k})
         self._loaded()  # the schedule's epsilons before any parameters arrive (version -1)
         self.pull()
@@ -152,9 +153,14 @@ class Actor(NStepActor):
         if self.epsilon_schedule is not None:
             self.epsilons[:] = self.epsilon_schedule(self.param_version)
 
+    def place(self, device: str | torch.device) -> None:
+        """Run the forward pass on `device` (ray.actor_gpus: a share of a GPU); parameters pulled are copied there."""
+        self.device = torch.device(device)
+        self.net.to(self.device)
+
     @torch.no_grad()
     def _q_values(self, obs: Sequence[np.ndarray]) -> np.ndarray:
-        return self.net(torch.as_tensor(np.stack(obs))).numpy()
+        return self.net(torch.as_tensor(np.stack(obs)).to(self.device)).cpu().numpy()
 
     def _step(self) -> None:
         q = self._q_values(self.obs)

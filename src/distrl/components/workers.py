@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from distrl.checkpoint import replay_path, replay_set, state_digest
+from distrl.components.staging import DeviceStager
 from distrl.contracts import (
     ActorLearnerParts,
     ActorParts,
@@ -113,8 +114,10 @@ class ActorWorker:
 
     def __init__(self, wiring: ActorParts, index: int, links: dict[str, list], transport: Transport):
         replay = wiring.replay_client(links["replay"], transport)
-        sink = transport.sink(replay, wiring.cfg.ray.max_inflight_adds, wiring.compressed())
+        sink = transport.sink(replay, wiring.cfg.ray.max_inflight_adds, wiring.compressed(), wiring.codec())
         self.actor = wiring.make_actor(index, sink=sink, source=LearnerSource(links["learner"][0], transport))
+        if wiring.cfg.ray.actor_gpus > 0:  # Ray granted this process its share of a GPU
+            self.actor.place(transport.learner_device())
         self._deltas = Deltas(self.actor.counters())
 
     def run(self, steps: int) -> Report:
@@ -150,6 +153,7 @@ class LearnerWorker(RestoresItself):
         self.skipped_updates = 0  # asked for while the replay could not sample: not made up later
         self.waiting = True
         self._prefetcher: Prefetch | None = None
+        self.stager = DeviceStager(self.learner.device, wiring.compressed())
         self._lock = threading.Lock()
         self._deltas = Deltas(self.counters())
         self.published = transport.publisher(self.learner.latest, self.cfg.ray.publish_every)
@@ -201,7 +205,7 @@ class LearnerWorker(RestoresItself):
     def _sample(self) -> Any:
         if self._prefetcher is None:
             le = self.cfg.learner
-            self._prefetcher = self.transport.prefetch(lambda: self.replay.sample(le.batch_size), le.prefetch,
+            self._prefetcher = self.transport.prefetch(lambda: self.stager.sample(self.replay, le.batch_size), le.prefetch,
                                                        le.prefetch_threads)
         return self._prefetcher.get()
 
@@ -217,6 +221,7 @@ class LearnerWorker(RestoresItself):
             t = self.transport
             if getattr(self.cfg.replay, "checkpoint", False):  # the replay set first: a checkpoint that exists has its set
                 try:
+                    self.replay.flush_priorities()
                     t.gather([t.call(s, "save", str(replay_path(self.run_dir, self.learner.updates, i)))
                               for i, s in enumerate(self.shards)])
                 except t.dead:
@@ -269,7 +274,7 @@ class BundleWorker(WaitsForShards):
         self.local_replay, sink = None, None
         if links.get("replay"):
             replay = wiring.shared_replay_client(links["replay"], transport, index)
-            sink = transport.sink(replay, 8, wiring.compressed())
+            sink = transport.sink(replay, 8, wiring.compressed(), wiring.codec())
         else:
             replay = self.local_replay = wiring.make_replay(index)
         self.bundle = retry(lambda: wiring.make_bundle(index, ps, replay, sink), transport, self._waited)

@@ -32,11 +32,11 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                         "2M and 50k are sized for days), Adam 2.5e-4 with Huber loss (4x the paper's 6.25e-5 for "
                         "~30-60 updates/s instead of days of them), targets every 1,000 batches (the paper's 2,500 "
                         "would refresh ~20 times in the run), 4 samples per insert as a ceiling on the replay "
-                        "ratio, 4 replay shards (inflating 512 frames is the sampling cost)", {
+                        "ratio, 4 replay shards with LZ4 frames (inflating 512 frames is the sampling cost)", {
         "actors": 10, "max_frames": 200_000_000, "log_every_s": 10.0, "checkpoint_every": 5_000,
         "eval_every": 1_000, "eval_episodes": 8, "torch_threads": 1,
         "actor.envs_per_actor": 8,
-        "replay.capacity": 1_000_000, "replay.min_size": 20_000, "replay.shards": 4,
+        "replay.capacity": 1_000_000, "replay.min_size": 20_000, "replay.shards": 4, "replay.codec": "lz4",
         "learner.optimizer": "adam", "learner.lr": 2.5e-4, "learner.loss": "huber", "learner.target_update": 1_000,
         "replay.samples_per_insert": 4.0,
     }),

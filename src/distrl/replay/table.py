@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Mapping
 from typing import NamedTuple
 
+import lz4.block
 import numpy as np
 
 from distrl.errors import CheckpointError, ConfigError
@@ -41,35 +42,52 @@ class BatchError(ConfigError, ValueError):
 
 
 class Packed(NamedTuple):
-    """One field's items deflated by the sender, exactly as a table that compresses the field stores
+    """One field's items compressed by the sender, exactly as a table that compresses the field stores
     them. Reverb's writers compress on the client too: the one central replay then only files bytes,
-    the actors share the deflate work, and the wire carries ~1/50 of the raw Atari stacks."""
+    the actors share the compression work, and the wire carries ~1/50 of the raw Atari stacks."""
     blobs: list
     shape: tuple
     dtype: np.dtype
+    codec: str = "zlib"
+
+
+def _zlib_compress(item) -> bytes:
+    z = zlib.compressobj(_ZLEVEL, zlib.DEFLATED, _ZWBITS)
+    return z.compress(item) + z.flush()
+
+
+def _lz4_compress(item) -> bytes:
+    return lz4.block.compress(item, store_size=False)
+
+
+def _lz4_decompress(blob: bytes, nbytes: int) -> bytes:
+    return lz4.block.decompress(blob, uncompressed_size=nbytes)
+
+
+# name: (compress an item's buffer, inflate a blob to its `nbytes`). Both drop the GIL. On Pong stacks
+# (bench/learner_path.py) LZ4 keeps about zlib-1's size (~510 B) and inflates a batch of 512 ~2.4x faster,
+# which is the replay shards' cost when a GPU learner samples them.
+CODECS = {"zlib": (_zlib_compress, lambda blob, nbytes: zlib.decompress(blob, _ZWBITS, nbytes)),
+          "lz4": (_lz4_compress, _lz4_decompress)}
 
 
 def frame_fields(compress: bool, obs_shape: tuple) -> tuple[str, ...]:
-    """The fields a replay deflates: image observations (3-d), when the config asks for it."""
+    """The fields a replay compresses: image observations (3-d), when the config asks for it."""
     return ("obs", "next_obs") if compress and len(obs_shape) == 3 else ()
 
 
-def deflate(items: np.ndarray) -> list[bytes]:
-    """Each item (row of `items`) as raw deflate bytes, the table's storage format."""
-    items = np.ascontiguousarray(items)
-    blobs = []
-    for item in items:
-        z = zlib.compressobj(_ZLEVEL, zlib.DEFLATED, _ZWBITS)
-        blobs.append(z.compress(item) + z.flush())
-    return blobs
+def deflate(items: np.ndarray, codec: str = "zlib") -> list[bytes]:
+    """Each item (row of `items`) as compressed bytes, the table's storage format."""
+    compress = CODECS[codec][0]
+    return [compress(item) for item in np.ascontiguousarray(items)]
 
 
-def pack(batch: Mapping, names: tuple[str, ...]) -> dict:
-    """The batch with the fields in `names` deflated into Packed values, for a table compressing them."""
+def pack(batch: Mapping, names: tuple[str, ...], codec: str = "zlib") -> dict:
+    """The batch with the fields in `names` compressed into Packed values, for a table compressing them."""
     out = dict(batch)
     for name in names:
         a = np.asarray(batch[name])
-        out[name] = Packed(deflate(a), a.shape[1:], a.dtype)
+        out[name] = Packed(deflate(a, codec), a.shape[1:], a.dtype, codec)
     return out
 
 
@@ -83,18 +101,22 @@ class ReplayTable:
     Keys are unique int64s: the insertion number in the high bits, the storage slot in the low 28,
     so a key lookup is one vectorized compare (a key whose slot now holds a newer item is stale).
     Storage grows by doubling up to capacity and is reused through a free list; fields named in
-    ``compress`` are stored per item as zlib bytes and inflated on sample (zlib drops the GIL); they may
-    arrive already deflated by the sender (`pack`).
+    ``compress`` are stored per item as `codec` bytes (zlib or lz4) and inflated on sample; they may
+    arrive already compressed by the sender (`pack`).
     """
 
     def __init__(self, capacity: int, sampler=None, remover=None, seed: int | None = None,
-                 compress: tuple[str, ...] = (), limiter: RateLimiter | None = None):
+                 compress: tuple[str, ...] = (), limiter: RateLimiter | None = None, codec: str = "zlib"):
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
             raise ConfigError(f"replay capacity must be a positive integer, got {capacity!r}; set e.g. capacity=1_000_000")
         if capacity > SLOT_MASK:
             raise ConfigError(f"replay capacity {capacity} exceeds one table's limit of {SLOT_MASK}; shard the replay")
         if isinstance(compress, str) or not all(isinstance(c, str) for c in compress):
             raise ConfigError(f"compress must be a tuple of field names, got {compress!r}; use e.g. compress=('obs', 'next_obs')")
+        if codec not in CODECS:
+            raise ConfigError(f"unknown replay codec {codec!r}; use one of {sorted(CODECS)}")
+        self.codec = codec
+        self._inflate = CODECS[codec][1]
         self.capacity = int(capacity)
         self.sampler = UniformSampler() if sampler is None else sampler
         self.remover = FifoRemover() if remover is None else remover
@@ -149,8 +171,11 @@ class ReplayTable:
         arrays = {k: (v if isinstance(v, Packed) else np.asarray(v)) for k, v in batch.items()}
         for k, a in arrays.items():
             if isinstance(a, Packed) and k not in self.compress:
-                raise BatchError(f"field {k!r} arrives deflated (Packed) but this table stores it raw; "
+                raise BatchError(f"field {k!r} arrives compressed (Packed) but this table stores it raw; "
                                  f"build the table with compress={tuple(self.compress) + (k,)!r} or send arrays")
+            if isinstance(a, Packed) and a.codec != self.codec:
+                raise BatchError(f"field {k!r} arrives compressed with {a.codec}, this table stores {self.codec}; "
+                                 f"pack it with codec={self.codec!r}")
         lens = {k: (len(a.blobs) if isinstance(a, Packed) else a.shape[0] if a.ndim else None)
                 for k, a in arrays.items()}
         n = next(iter(lens.values()))
@@ -210,7 +235,7 @@ class ReplayTable:
         for name, a in arrays.items():
             if name in self.compress:
                 store = self._fields[name]
-                blobs = a.blobs if isinstance(a, Packed) else deflate(a)
+                blobs = a.blobs if isinstance(a, Packed) else deflate(a, self.codec)
                 for s, blob in zip(slots, blobs):
                     store[s] = blob
                 self._zbytes += sum(map(len, blobs)) + _BYTES_OVERHEAD * n
@@ -231,11 +256,11 @@ class ReplayTable:
             if name not in self.compress:
                 out[name] = self._fields[name][slots]
                 continue
-            store, nbytes = self._fields[name], int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+            store, nbytes, inflate = self._fields[name], int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, self._inflate
             arr = np.empty((len(slots), *shape), dtype=dtype)
             raw = arr.reshape(len(slots), -1).view(np.uint8)
             for i, s in enumerate(slots):
-                raw[i] = np.frombuffer(zlib.decompress(store[s], _ZWBITS, nbytes), np.uint8)
+                raw[i] = np.frombuffer(inflate(store[s], nbytes), np.uint8)
             out[name] = arr
         return out
 
@@ -332,7 +357,8 @@ class ReplayTable:
         live = live[np.argsort(self._slot_key[live])]  # insertion order: rebuilds FIFO order on restore
         names = list(self._spec or {})
         meta = {
-            "format": _FORMAT, "capacity": self.capacity, "compress": list(self.compress), "n_slots": self._n_slots,
+            "format": _FORMAT, "capacity": self.capacity, "compress": list(self.compress), "codec": self.codec,
+            "n_slots": self._n_slots,
             "fields": [[k, list(self._spec[k][0]), self._spec[k][1].str] for k in names],
             "counters": [self._inserts, self._samples, self._removed, self._priority_updates],
             "max_priority": self._max_priority, "rng": self._rng.bit_generator.state,
@@ -387,7 +413,8 @@ class ReplayTable:
         (sname, scfg), (rname, rcfg) = meta["sampler"], meta["remover"]
         if sname not in _SAMPLERS or rname not in _REMOVERS:
             raise CheckpointError(f"replay checkpoint {path} uses unknown sampler/remover {sname}/{rname}")
-        t = cls(meta["capacity"], _SAMPLERS[sname](**scfg), _REMOVERS[rname](**rcfg), compress=tuple(meta["compress"]))
+        t = cls(meta["capacity"], _SAMPLERS[sname](**scfg), _REMOVERS[rname](**rcfg), compress=tuple(meta["compress"]),
+                codec=meta.get("codec", "zlib"))  # checkpoints from before the codec choice hold zlib
         rng_state = meta["rng"]
         t._rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
         t._rng.bit_generator.state = rng_state

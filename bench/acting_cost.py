@@ -1,0 +1,66 @@
+"""Where an Ape-X actor's time goes on Atari (issue 34), on one core: K Pong envs stepped through distrl's
+Gymnasium wrappers against ale-py's C++ AtariVectorEnv (1 and 2 threads), and the batched forward pass of
+the dueling Nature CNN for K observations.
+
+    python -m bench.acting_cost              # K = 8, 10 s a row
+
+Random actions; ratios to distrl's wrapper chain. Prints figures; asserts nothing."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+from distrl.envs.make import make_env
+from distrl.nets import make_q_network
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--envs", type=int, default=8)
+    p.add_argument("--seconds", type=float, default=10.0)
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    n, rng = args.envs, np.random.default_rng(0)
+    envs = [make_env("ALE/Pong-v5", "train", seed=j) for j in range(n)]
+    for e in envs:
+        e.reset()
+    t, steps = time.perf_counter(), 0
+    while time.perf_counter() - t < args.seconds:
+        for e in envs:
+            _, _, terminated, truncated, _ = e.step(int(rng.integers(6)))
+            if terminated or truncated:
+                e.reset()
+        steps += n
+    base = steps / (time.perf_counter() - t)
+    print(f"distrl's wrappers, {n} envs, 1 thread: {base:,.0f} agent steps/s ({4 * base:,.0f} frames/s)")
+    from ale_py.vector_env import AtariVectorEnv
+    for threads in (1, 2):
+        v = AtariVectorEnv("pong", n, num_threads=threads, episodic_life=False, reward_clipping=False,
+                           use_fire_reset=False)
+        v.reset(seed=0)
+        t, steps = time.perf_counter(), 0
+        while time.perf_counter() - t < args.seconds:
+            v.step(rng.integers(6, size=n))
+            steps += n
+        rate = steps / (time.perf_counter() - t)
+        print(f"AtariVectorEnv, {n} envs, {threads} thread(s): {rate:,.0f} agent steps/s, x{rate / base:.2f}")
+        v.close()
+    net = make_q_network((4, 84, 84), 6, dueling=True, hidden=(512,)).eval()
+    x = torch.zeros(n, 4, 84, 84, dtype=torch.uint8)
+    with torch.no_grad():
+        for _ in range(5):
+            net(x)
+        t, k = time.perf_counter(), 0
+        while time.perf_counter() - t < args.seconds / 2:
+            net(x)
+            k += 1
+    ms = 1000 * (time.perf_counter() - t) / k
+    print(f"dueling Nature CNN forward, batch {n}, 1 thread: {ms:.2f} ms ({ms / n:.2f} ms per env step)")
+
+
+if __name__ == "__main__":
+    main()
