@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from distrl import config as C
+from distrl.architectures import make_architecture
 from distrl.architectures.ba3c import BA3C
 from distrl.components.batched_worker import BatchedWorker
 from distrl.errors import ConfigError
@@ -247,3 +248,24 @@ def test_ba3c_inline_learns_cartpole(tmp_path):
     cfg = C.build_config("ba3c", "CartPole-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run")})
     result = train(cfg, live=False)
     assert result["eval_return_mean"] >= 400, result
+
+
+@pytest.mark.parametrize("arch", ["a3c", "ba3c"])
+def test_an_inline_run_is_the_same_whenever_its_evaluations_happen(arch, tmp_path):
+    """The driver starts an evaluation at the first log after eval_every updates, so when it happens is the
+    clock's choice. Its parameters come from a net built afresh, which seeds torch; A3C's and BA3C's workers
+    sample actions from torch's RNG, so a run was not repeatable until that build kept the RNG as it was.
+    Here one run evaluates as often as it may (a log every tick) and one never mid-run: the same parameters."""
+    finals = []
+    for log_every_s in (1e-6, 1e9):
+        run = tmp_path / f"log{log_every_s:g}"
+        cfg = C.build_config(arch, "CartPole-v1", overrides={
+            "max_frames": 4000, "seed": 3, "run_dir": str(run), "eval_episodes": 1, "eval_every": 5,
+            "log_every_s": log_every_s, "checkpoint_every": 10**9})
+        train(cfg, live=False)
+        evaluations = (run / "evaluations.csv").read_text().count("\n") - 1  # the final one is a row too
+        assert evaluations >= 3 if log_every_s < 1 else evaluations == 1
+        finals.append(make_architecture(cfg).policy_params(run)[0])
+    assert finals[0].keys() == finals[1].keys()
+    for k in finals[0]:
+        torch.testing.assert_close(finals[0][k], finals[1][k], rtol=0, atol=0)

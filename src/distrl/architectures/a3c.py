@@ -27,6 +27,7 @@ from distrl.algos.q_learning import exploration_epsilons
 from distrl.architectures.base import Role, ShardedWiring, Work
 from distrl.architectures.common import (
     Seeds,
+    flat_params,
     frame_skip,
     save_shards,
     set_torch_threads,
@@ -45,7 +46,6 @@ from distrl.params.param_server import (
     flatten,
     shard_counters,
     shard_slices,
-    unflatten_into,
 )
 
 
@@ -212,9 +212,7 @@ class A3C(ShardedWiring):
                                  epsilon=0.0 if self.continuous else None, policy=policy)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
-        net = self.make_net()
-        unflatten_into(net, flat)
-        return net.state_dict()
+        return flat_params(self, flat)
 
     # ---- checkpoints -----------------------------------------------------------------------
     def checkpoint_meta(self) -> dict:

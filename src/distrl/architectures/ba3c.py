@@ -23,6 +23,7 @@ import torch
 from distrl.architectures.base import Role, ShardedWiring, Work
 from distrl.architectures.common import (
     Seeds,
+    flat_params,
     frame_skip,
     probe_discrete_env,
     set_torch_threads,
@@ -36,7 +37,7 @@ from distrl.components.workers import EvaluatorWorker, GradientWorker, ShardWork
 from distrl.config import BA3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import PolicyValueNet
-from distrl.params.param_server import ParamShard, flatten, shard_counters, shard_slices, unflatten_into
+from distrl.params.param_server import ParamShard, flatten, shard_counters, shard_slices
 from distrl.params.sync_chief import SyncChief, workers_needed
 
 
@@ -140,9 +141,7 @@ class BA3C(ShardedWiring):
         return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes, policy="softmax")
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
-        net = self.make_net()
-        unflatten_into(net, flat)
-        return net.state_dict()
+        return flat_params(self, flat)
 
     # ---- checkpoints -----------------------------------------------------------------------
     def checkpoint_meta(self) -> dict:

@@ -16,6 +16,7 @@ from distrl.factory import PREFIX, is_factory, resolve
 from distrl.nets import UserPolicyValue, image_kind
 from distrl.nets.dpg import UserCritic
 from distrl.nets.shapes import MINATAR_FRAME
+from distrl.params.param_server import unflatten_into
 
 
 def probe_discrete_env(cfg: Any, architecture: str) -> tuple[tuple[int, ...], int, tuple[spaces.Space, spaces.Space]]:
@@ -178,6 +179,16 @@ def save_shards(arch: Saveable, run_dir: Path, ps_states: list[dict], counters: 
     """Every parameter-store shard's values, optimizer state and version, and the run's progress, under
     the global update count (the minimum over shards)."""
     return arch.save(run_dir, min(int(s["version"]) for s in ps_states), {"ps": ps_states}, counters, returns)
+
+
+def flat_params(arch: Any, flat: np.ndarray) -> dict[str, torch.Tensor]:
+    """`flat` (the parameter shards' values joined) as a state dict of the wiring's net. Building the net seeds
+    torch, so it is built with the run's RNG kept: an evaluation starts when the clock says, and A3C's and BA3C's
+    workers sample their actions from that RNG (an inline run was not repeatable before)."""
+    with torch.random.fork_rng(devices=[]):
+        net = arch.make_net()
+    unflatten_into(net, flat)
+    return net.state_dict()
 
 
 def shards_policy_params(arch: Any, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
