@@ -1,5 +1,5 @@
 """Where an Ape-X actor's time goes on Atari (issue 34), on one core: K Pong envs stepped through distrl's
-Gymnasium wrappers against ale-py's C++ AtariVectorEnv (1 and 2 threads), and the batched forward pass of
+Gymnasium wrappers against envs/atari_vector.py (ale-py's C++ AtariVectorEnv, 1 and 2 threads), and the batched forward pass of
 the dueling Nature CNN for K observations.
 
     python -m bench.acting_cost              # K = 8, 10 s a row
@@ -14,6 +14,7 @@ import time
 import numpy as np
 import torch
 
+from distrl.envs.atari_vector import AtariVector
 from distrl.envs.make import make_env
 from distrl.nets import make_q_network
 
@@ -37,17 +38,16 @@ def main() -> None:
         steps += n
     base = steps / (time.perf_counter() - t)
     print(f"distrl's wrappers, {n} envs, 1 thread: {base:,.0f} agent steps/s ({4 * base:,.0f} frames/s)")
-    from ale_py.vector_env import AtariVectorEnv
     for threads in (1, 2):
-        v = AtariVectorEnv("pong", n, num_threads=threads, episodic_life=False, reward_clipping=False,
-                           use_fire_reset=False)
-        v.reset(seed=0)
+        v = AtariVector("ALE/Pong-v5", n, threads=threads)
+        v.reset()
         t, steps = time.perf_counter(), 0
         while time.perf_counter() - t < args.seconds:
             v.step(rng.integers(6, size=n))
             steps += n
         rate = steps / (time.perf_counter() - t)
-        print(f"AtariVectorEnv, {n} envs, {threads} thread(s): {rate:,.0f} agent steps/s, x{rate / base:.2f}")
+        print(f"AtariVector (ale-py's C++ vector env), {n} envs, {threads} thread(s): {rate:,.0f} agent steps/s, "
+              f"x{rate / base:.2f}")
         v.close()
     net = make_q_network((4, 84, 84), 6, dueling=True, hidden=(512,)).eval()
     x = torch.zeros(n, 4, 84, 84, dtype=torch.uint8)

@@ -1,0 +1,51 @@
+"""AtariVector (ale-py's C++ vector env) against make_env, game for game: the same observations, rewards,
+ends and infos for the same actions (no-op starts off: they draw from different RNGs)."""
+
+import numpy as np
+import pytest
+
+from distrl.envs import make_env
+from distrl.envs.atari_vector import AtariVector
+from distrl.errors import ConfigError
+
+
+@pytest.mark.parametrize("mode", ["train", "eval"])
+@pytest.mark.parametrize("cap,ending", [(600, "truncated"), (1200, "terminated")])
+def test_each_game_is_what_make_env_gives_for_the_same_actions(mode, cap, ending):
+    # Breakout: lives to lose, FIRE among the random actions; a 600-frame cap cuts games mid-play, with 1,200
+    # frames these actions lose every life first.
+    k, steps = 2, 400
+    vec = AtariVector("ALE/Breakout-v5", k, mode=mode, noop_max=0, max_episode_frames=cap)
+    envs = [make_env("ALE/Breakout-v5", mode, seed=j, noop_max=0, max_episode_frames=cap) for j in range(k)]
+    obs = vec.reset()
+    np.testing.assert_array_equal(obs, np.stack([e.reset()[0] for e in envs]))
+    actions = np.random.default_rng(0).integers(vec.num_actions, size=(steps, k))
+    ends = life_losses = 0
+    for t in range(steps):
+        obs, rewards, terminated, truncated, infos = vec.step(actions[t])
+        for j, env in enumerate(envs):
+            o, r, te, tr, info = env.step(int(actions[t, j]))
+            assert (te, tr) == (terminated[j], truncated[j]) and r == rewards[j], (t, j)
+            if te or tr:
+                ends += (te if ending == "terminated" else tr)
+                np.testing.assert_array_equal(infos[j]["final_obs"], o)
+                assert infos[j]["episode"] == {"r": pytest.approx(info["episode"]["r"]), "l": info["episode"]["l"]}
+                o, _ = env.reset()
+            elif mode == "train":
+                assert infos[j]["life_loss"] == info["life_loss"]
+                life_losses += info["life_loss"]
+            np.testing.assert_array_equal(obs[j], o, err_msg=f"step {t}, game {j}")
+    assert ends >= 2 and (mode == "eval" or life_losses > 0)  # the cases that differ were met
+
+
+def test_rewards_are_clipped_for_training_only():
+    for mode, clip in (("train", True), ("eval", False)):
+        vec = AtariVector("ALE/Asterix-v5", 1, mode=mode, noop_max=0, max_episode_frames=400)
+        vec.reset()
+        rewards = [vec.step(np.array([a]))[1][0] for a in np.random.default_rng(0).integers(9, size=99)]
+        assert (max(rewards) == 1.0) if clip else (max(rewards) > 1.0)
+
+
+def test_a_non_atari_id_is_refused():
+    with pytest.raises(ConfigError, match="'CartPole-v1' is not one"):
+        AtariVector("CartPole-v1", 2)
