@@ -49,3 +49,52 @@ def test_rewards_are_clipped_for_training_only():
 def test_a_non_atari_id_is_refused():
     with pytest.raises(ConfigError, match="'CartPole-v1' is not one"):
         AtariVector("CartPole-v1", 2)
+
+
+def test_an_apex_actor_on_the_vector_env_acts_and_sends_as_on_make_envs(tmp_path, monkeypatch):
+    """actor.vector_env: Ape-X's actor steps its games through AtariVector; with no-op starts off (they draw
+    from different RNGs), the same seed and the same net, it sends the same transitions and priorities as
+    over make_env's games, game overs and restarts included."""
+    import functools
+
+    import distrl.architectures.apex as apex
+    from distrl.architectures import make_architecture
+    from distrl.config import build_config
+    monkeypatch.setattr(apex, "make_env", functools.partial(make_env, noop_max=0))
+    monkeypatch.setattr(apex, "AtariVector", functools.partial(AtariVector, noop_max=0))
+
+    class Sink:
+        def __init__(self):
+            self.batches = []
+
+        def add(self, batch, priorities=None):
+            self.batches.append((batch, priorities))
+
+    class Source:
+        def latest(self):
+            return None
+
+    sent = []
+    for vector in (False, True):
+        cfg = build_config("apex", "ALE/Breakout-v5", overrides={
+            "run_dir": str(tmp_path / f"v{vector}"), "actors": 1, "actor.envs_per_actor": 2,
+            "actor.vector_env": vector, "actor.flush_size": 50, "max_episode_frames": 400})
+        wiring = make_architecture(cfg)
+        sink = Sink()
+        actor = wiring.make_actor(0, sink, Source())
+        actor.run(150)
+        sent.append(sink.batches)
+        assert actor.episodes >= 2
+    assert len(sent[0]) == len(sent[1]) >= 3
+    for (a, pa), (b, pb) in zip(*sent):
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+        np.testing.assert_allclose(pa, pb, rtol=1e-6)
+
+
+def test_vector_env_is_refused_for_a_non_atari_env():
+    from distrl.architectures import make_architecture
+    from distrl.config import build_config
+    cfg = build_config("apex", "CartPole-v1", overrides={"actor.vector_env": "true"})
+    with pytest.raises(ConfigError, match="'CartPole-v1' is not Atari: set actor.vector_env=false"):
+        make_architecture(cfg).roles()

@@ -10,9 +10,12 @@ from collections.abc import Callable
 import numpy as np
 
 from distrl.algos.q_learning import annealed_epsilon
+from distrl.architectures.base import Role
 from distrl.architectures.replay_fed import ReplayFed
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
 from distrl.envs import make_env
+from distrl.envs.atari_vector import AtariVector
+from distrl.errors import ConfigError
 from distrl.replay import PrioritizedSampler
 
 
@@ -42,6 +45,12 @@ class Apex(ReplayFed):
             return None
         return lambda version: annealed_epsilon(final, version, warmup)
 
+    def roles(self) -> list[Role]:
+        if self.cfg.actor.vector_env and not self.atari:
+            raise ConfigError(f"actor.vector_env steps Atari games in ale-py's vector env; {self.cfg.env!r} is not "
+                              "Atari: set actor.vector_env=false")
+        return super().roles()
+
     def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> Actor:
         cfg, seed = self.cfg, self.seeds.workers[index]
         cap = cfg.max_episode_frames if self.atari else None
@@ -50,8 +59,9 @@ class Apex(ReplayFed):
         def env_fn(j: int):
             return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)
 
+        envs = AtariVector(cfg.env, k, seed=seed * 1000, max_episode_frames=cap) if cfg.actor.vector_env else None
         # The lowest epsilon of all is the last env of the last actor: its returns get their own column.
-        return Actor(env_fn, self.make_net(), self.actor_epsilons(index), sink=sink, source=source,
+        return Actor(env_fn, self.make_net(), self.actor_epsilons(index), sink=sink, source=source, envs=envs,
                      epsilon_schedule=self.epsilon_schedule(index),
                      n_step=cfg.learner.n_step, gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
                      pull_every=cfg.actor.pull_every, frame_skip=self.frame_skip, seed=seed + k,

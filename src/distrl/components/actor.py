@@ -11,6 +11,7 @@ from torch import nn
 
 from distrl.algos.dqn import nstep_td_priorities
 from distrl.contracts import ParameterSource, Sink
+from distrl.envs.make import EnvList
 from distrl.replay.adder import NStepAdder
 
 
@@ -32,16 +33,17 @@ class NStepActor:
     def __init__(self, make_env: Callable[[int], Any], num_envs: int, net: nn.Module, *, sink: Sink,
                  source: ParameterSource, n_step: int, gamma: float, flush_size: int, pull_every: int,
                  frame_skip: int = 1, seed: int = 0, watch_env: int | None = None,
-                 make_adder: Callable[[], Any] | None = None):
+                 make_adder: Callable[[], Any] | None = None, envs: Any = None):
         """`watch_env`: an env whose episode returns are also kept apart (Ape-X: the lowest epsilon's).
-        `make_adder`: each env's adder (default: n-step transitions; R2D2: sequences)."""
-        self.envs = [make_env(j) for j in range(num_envs)]
+        `make_adder`: each env's adder (default: n-step transitions; R2D2: sequences). `envs`: the envs as a
+        group that steps them all at once (envs/atari_vector.py), in place of make_env's, one by one."""
+        self.envs = envs if envs is not None else EnvList(make_env(j) for j in range(num_envs))
         self.net = net.eval()
         self.sink, self.source = sink, source
-        self.adders = [(make_adder or (lambda: NStepAdder(n_step, gamma)))() for _ in self.envs]
+        self.adders = [(make_adder or (lambda: NStepAdder(n_step, gamma)))() for _ in range(len(self.envs))]
         self.flush_size, self.pull_every, self.frame_skip = flush_size, pull_every, frame_skip
         self.rng = np.random.default_rng(seed)
-        self.obs = [env.reset()[0] for env in self.envs]  # make_env(j) seeds its env
+        self.obs = self.envs.reset_each()  # make_env(j) seeds its env
         self._ready: list[dict] = []
         self.frames = self.steps = self.pulls = self.sent = self.episodes = 0
         self.param_version = -1
@@ -72,14 +74,16 @@ class NStepActor:
     def _step(self) -> None:
         raise NotImplementedError
 
-    def _end_episode(self, j: int, info: dict) -> None:
+    def _end_episode(self, j: int, info: dict, start: np.ndarray | None = None) -> None:
+        """Count env j's finished episode and start the next (`start`: its first observation, where the envs
+        were stepped as a group and started it again already)."""
         self.episodes += 1
         if "episode" in info:
             self.returns.append(float(info["episode"]["r"]))
             if j == self.watch_env:
                 self.watched_returns.append(self.returns[-1])
         self.adders[j].reset()
-        self.obs[j], _ = self.envs[j].reset()
+        self.obs[j] = self.envs[j].reset()[0] if start is None else start
 
     def _after_step(self) -> None:
         self.steps += len(self.envs)
@@ -120,8 +124,7 @@ class NStepActor:
                 "param_pulls": self.pulls, "transitions_sent": self.sent}
 
     def close(self) -> None:
-        for env in self.envs:
-            env.close()
+        self.envs.close()
 
 
 class Actor(NStepActor):
@@ -135,17 +138,17 @@ class Actor(NStepActor):
                  sink: Sink, source: ParameterSource, n_step: int, gamma: float, flush_size: int,
                  pull_every: int, frame_skip: int = 1, seed: int = 0,
                  epsilon_schedule: Callable[[int], float | np.ndarray] | None = None,
-                 watch_env: int | None = None):
+                 watch_env: int | None = None, envs: Any = None):
         """`epsilon_schedule(version)`, if given, sets the envs' epsilons (one for all, or one each) from
         the version of the parameters pulled (Gorila anneals over global parameter-server updates, Ape-X's
         warm-up over learner updates)."""
         super().__init__(make_env, len(epsilons), net, sink=sink, source=source, n_step=n_step, gamma=gamma,
                          flush_size=flush_size, pull_every=pull_every, frame_skip=frame_skip, seed=seed,
-                         watch_env=watch_env)
+                         watch_env=watch_env, envs=envs)
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
         self.epsilon_schedule = epsilon_schedule
         self.device = torch.device("cpu")
-        self._waiting: list[list[dict]] = [[] for _ in self.envs]  # transitions awaiting q(s_{t+k})
+        self._waiting: list[list[dict]] = [[] for _ in range(len(self.envs))]  # transitions awaiting q(s_{t+k})
         self._loaded()  # the schedule's epsilons before any parameters arrive (version -1)
         self.pull()
 
@@ -166,13 +169,13 @@ class Actor(NStepActor):
         q = self._q_values(self.obs)
         greedy = q.argmax(axis=1)
         explore = self.rng.random(len(self.envs)) < self.epsilons
-        for j, env in enumerate(self.envs):
+        actions = [int(self.rng.integers(q.shape[1])) if explore[j] else int(greedy[j]) for j in range(len(self.envs))]
+        results, starts = self.envs.step_each(actions)
+        for j, (action, (next_obs, reward, terminated, truncated, info)) in enumerate(zip(actions, results)):
             for t in self._waiting[j]:
                 t["next_q"] = q[j]
             self._ready += self._waiting[j]
             self._waiting[j] = []
-            action = int(self.rng.integers(q.shape[1])) if explore[j] else int(greedy[j])
-            next_obs, reward, terminated, truncated, info = env.step(action)
             # A lost life ends the bootstrap (DQN's training protocol) but not the game.
             done_for_learning = bool(terminated or info.get("life_loss", False))
             out = self.adders[j].add(self.obs[j], action, reward, next_obs, done_for_learning, truncated, q[j])
@@ -189,7 +192,7 @@ class Actor(NStepActor):
             else:
                 self._waiting[j] = out
             if terminated or truncated:
-                self._end_episode(j, info)
+                self._end_episode(j, info, starts[j])
             else:
                 self.obs[j] = next_obs
         self._after_step()

@@ -13,6 +13,7 @@ The no-op starts draw from ale-py's RNG, not Gymnasium's: the same rule, another
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -35,7 +36,8 @@ class AtariVector:
         game = gymnasium.spec(env_id).kwargs.get("game")
         if game is None:
             raise ConfigError(f"{env_id!r} names no ALE game in its registration; use an id such as ALE/Pong-v5")
-        self.num_envs, self.frame_stack, self.seed = num_envs, frame_stack, seed
+        # game j is seeded with seed + j, as make_env(seed=seed + j) would be; ale-py takes 31-bit seeds
+        self.num_envs, self.frame_stack, self.seed = num_envs, frame_stack, int(seed) % (2**31 - num_envs)
         self.clip = mode == "train" and clip_rewards
         self.train = mode == "train"
         self._vec = AtariVectorEnv(
@@ -90,6 +92,20 @@ class AtariVector:
         self._lives[:] = lives
         rewards = np.clip(raw, -1.0, 1.0) if self.clip else raw
         return self._stacks.copy(), rewards.astype(np.float32), np.asarray(terminated), np.asarray(truncated), infos
+
+    def __len__(self) -> int:
+        return self.num_envs
+
+    def reset_each(self) -> list[np.ndarray]:
+        return list(self.reset())
+
+    def step_each(self, actions: Sequence[int]) -> tuple[list[tuple], dict[int, np.ndarray]]:
+        """As envs/make.py's EnvList: each game's (next_obs, reward, terminated, truncated, info), next_obs the
+        last of a game that ended, and the first observation of each game started again, by index."""
+        obs, rewards, terminated, truncated, infos = self.step(np.asarray(actions))
+        results = [(infos[j].get("final_obs", obs[j]), float(rewards[j]), bool(terminated[j]), bool(truncated[j]),
+                    infos[j]) for j in range(self.num_envs)]
+        return results, {j: obs[j] for j in np.flatnonzero(terminated | truncated)}
 
     def close(self) -> None:
         self._vec.close()

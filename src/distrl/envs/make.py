@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -287,6 +288,28 @@ def _make_other(env_id: str, render: dict[str, str] | None = None) -> gymnasium.
     if isinstance(space, gymnasium.spaces.Box) and space.dtype != np.float32:
         env = DtypeObservation(env, np.float32)
     return env
+
+
+class EnvList(list):
+    """Gymnasium envs stepped one after another, each started again as it ends: what envs/atari_vector.py's
+    AtariVector does for K Atari games in C++, for any env, so an actor steps either the same way."""
+
+    def reset_each(self) -> list[np.ndarray]:
+        return [env.reset()[0] for env in self]
+
+    def step_each(self, actions: Sequence[Any]) -> tuple[list[tuple], dict[int, np.ndarray]]:
+        """Each env's (next_obs, reward, terminated, truncated, info), and the first observation of each env
+        that ended and started again, by index."""
+        results, starts = [], {}
+        for j, (env, action) in enumerate(zip(self, actions, strict=True)):
+            results.append(out := env.step(action))
+            if out[2] or out[3]:
+                starts[j] = env.reset()[0]
+        return results, starts
+
+    def close(self) -> None:
+        for env in self:
+            env.close()
 
 
 def make_env(
