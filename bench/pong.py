@@ -56,15 +56,16 @@ def plan(cores: int, gpu: bool) -> tuple[dict[str, object], str]:
     if gpu:
         shards = 4 if cores >= 12 else 2
         actors = max(1, cores - shards - 2)
-        # The actors' forward passes on 0.05 of the GPU each made 1.35x the frames/s of CPU ones on the H100
-        # (BENCHMARKS.md, issue 34); the learner takes what they leave.
+        # The actors' forward passes on 0.05 of the GPU each made 1.35x the frames/s of CPU ones on the H100, and
+        # ale-py's vector env steps games 1.35x faster per core (BENCHMARKS.md, issue 34); the learner takes the
+        # GPU the actors leave.
         share = 0.05
         return ({"actors": actors, "replay.shards": shards, "actor.envs_per_actor": 8, "learner.batch_size": 512,
-                 "learner.prefetch_threads": 4, "ray.actor_gpus": share,
+                 "learner.prefetch_threads": 4, "ray.actor_gpus": share, "actor.vector_env": True,
                  "ray.learner_gpus": round(1 - share * actors, 2)},
                 f"{cores} cores and a GPU: learner on the GPU at the paper's batch 512 with 4 sample threads, {shards} "
                 f"replay shards (inflating sampled frames is their work), the evaluator, and {actors} actors x 8 envs "
-                f"on the rest, their forward passes on {share:g} of the GPU each")
+                f"on the rest, stepped in ale-py's vector env, their forward passes on {share:g} of the GPU each")
     # No GPU: a CPU learner makes ~5 batches/s of 64 on 2 cores (BENCHMARKS.md, Ape-X acting
     # throughput); at batch 512 it would make less than one. One actor, one shard, and the replay
     # ratio held at 2 so the actor leaves the learner its core.
