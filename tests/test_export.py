@@ -23,6 +23,7 @@ FAMILIES = {
     "gaussian-a3c": ("a3c", "Pendulum-v1", {}),
     "minatar": ("apex", "MinAtar/Breakout-v1", NO_UPDATES),
     "atari-cnn": ("apex", "ALE/Pong-v5", NO_UPDATES),
+    "r2d2": ("r2d2", "CartPole-v1", NO_UPDATES),
 }
 
 # What the exported files' process runs: no distrl, and only the runtime each format needs (ONNX first,
@@ -32,6 +33,7 @@ import json, sys
 import numpy as np
 obs_file, recurrent = sys.argv[1], sys.argv[2] == "1"
 obs = np.load(obs_file)
+previous = np.load(obs_file.replace("obs.npy", "previous.npz"))  # the action and reward before each obs
 for fmt, path, out in (a.split("=", 2) for a in sys.argv[3:]):
     if fmt == "torchscript":
         import torch
@@ -48,8 +50,11 @@ for fmt, path, out in (a.split("=", 2) for a in sys.argv[3:]):
         h = np.zeros([1, *meta["state_shape"]], np.float32)
         c = h.copy()
         actions = []
-        for o in obs:
-            a, h, c = run(o[None], h, c)
+        for o, pa, pr in zip(obs, previous["action"], previous["reward"]):
+            if len(meta["inputs"]) == 5:  # R2D2's: the previous action and reward go in too
+                a, h, c = run(o[None], pa[None], pr[None], h, c)
+            else:
+                a, h, c = run(o[None], h, c)
             actions.append(a[0])
         actions = np.array(actions)
     else:
@@ -76,18 +81,22 @@ def trained(runs, tmp_path_factory, family):
     return runs[family]
 
 
-def observations(env_id: str, n: int = 100) -> np.ndarray:
-    """n observations of the run's env under a random policy, as the env returns them."""
+def observations(env_id: str, n: int = 100) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """n observations of the run's env under a random policy, as the env returns them, and the action and
+    reward before each (zeros before the first: R2D2's network takes them)."""
     env = make_env(env_id, "eval", seed=5)
     env.action_space.seed(5)
     obs, _ = env.reset(seed=5)
-    out = []
+    out, actions, rewards = [], [0], [0.0]
     while len(out) < n:
         out.append(obs)
-        obs, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        action = env.action_space.sample()
+        obs, reward, terminated, truncated, _ = env.step(action)
+        actions.append(int(action) if np.ndim(action) == 0 else 0)
+        rewards.append(float(reward))
         if terminated or truncated:
             obs, _ = env.reset()
-    return np.stack(out)
+    return np.stack(out), {"action": np.array(actions[:n], np.int64), "reward": np.array(rewards[:n], np.float32)}
 
 
 def formats() -> list[str]:
@@ -104,14 +113,15 @@ def formats() -> list[str]:
 def test_an_exported_policy_runs_without_distrl_and_acts_as_load_policy(runs, tmp_path_factory, tmp_path, family):
     run_dir = trained(runs, tmp_path_factory, family)
     architecture, env_id, _ = FAMILIES[family]
-    obs = observations(env_id)
+    obs, previous = observations(env_id)
     np.save(tmp_path / "obs.npy", obs)
+    np.savez(tmp_path / "previous.npz", **previous)
     jobs = {}
     for fmt in formats():
         written = distrl.export(run_dir, format=fmt, out=tmp_path / f"policy.{fmt}")
         meta = json.loads((tmp_path / f"policy.{fmt}.json").read_text())
         assert meta["env"] == env_id and meta["format"] == fmt and meta["architecture"] == architecture
-        assert meta["recurrent"] is (family == "lstm-a3c")
+        assert meta["recurrent"] is (family in ("lstm-a3c", "r2d2"))
         assert meta["observation"]["shape"] == list(obs.shape[1:]) and meta["observation"]["dtype"] == str(obs.dtype)
         jobs[fmt] = (written["file"], tmp_path / f"actions-{fmt}.npy")
     proc = subprocess.run([sys.executable, "-c", RUNNER, str(tmp_path / "obs.npy"), "1" if meta["recurrent"] else "0",
@@ -121,7 +131,11 @@ def test_an_exported_policy_runs_without_distrl_and_acts_as_load_policy(runs, tm
 
     policy = distrl.load_policy(run_dir)
     policy.reset()
-    expected = np.array([policy.act(o) for o in obs])
+    expected = []
+    for o, a, r in zip(obs, previous["action"], previous["reward"]):
+        policy.observe(a, r)  # what distrl's evaluation tells a recurrent Q policy; the other kinds ignore it
+        expected.append(policy.act(o))
+    expected = np.array(expected)
     for fmt, (_, out) in jobs.items():
         exported = np.load(out)
         if meta["action"]["type"] == "discrete":

@@ -46,7 +46,7 @@ class Apex(ReplayFed):
         return lambda version: annealed_epsilon(final, version, warmup)
 
     def roles(self) -> list[Role]:
-        if self.cfg.actor.vector_env and not self.atari:
+        if getattr(self.cfg.actor, "vector_env", False) and not self.atari:  # R2D2's actors have no vector_env
             raise ConfigError(f"actor.vector_env steps Atari games in ale-py's vector env; {self.cfg.env!r} is not "
                               "Atari: set actor.vector_env=false")
         return super().roles()

@@ -51,23 +51,39 @@ class GreedyRecurrent(nn.Module):
         return logits.argmax(dim=1), h, c
 
 
+class GreedyRecurrentQ(nn.Module):
+    """R2D2's recurrent Q-network, one step: (obs, previous action, previous reward, h, c) -> (action, h, c).
+    An episode starts from zeros for all four."""
+
+    def __init__(self, net: nn.Module):
+        super().__init__()
+        self.net = net
+
+    def forward(self, obs: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor, h: torch.Tensor,
+                c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        q, (h, c) = self.net(obs[None], prev_action[None], prev_reward[None], (h, c))
+        return q[0].argmax(dim=1), h, c
+
+
 def export_policy(policy: Policy, env: gym.Env, env_id: str, fmt: str, out: Path, about: dict[str, Any]) -> Path:
     """Write `policy` to `out` in `fmt`, and its description to `out` with `.json`; returns that JSON's path."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}")
     net = policy.net.eval()
-    recurrent = policy.kind == "softmax" and getattr(net, "lstm", None) is not None
-    module = GreedyRecurrent(net) if recurrent else Greedy(net, policy.kind)
+    recurrent_q = policy.kind == "recurrent_q"
+    recurrent = recurrent_q or (policy.kind == "softmax" and getattr(net, "lstm", None) is not None)
+    module = GreedyRecurrentQ(net) if recurrent_q else GreedyRecurrent(net) if recurrent else Greedy(net, policy.kind)
     module.requires_grad_(False).eval()  # the file's outputs are plain arrays: no autograd where it runs
     space = env.observation_space
     space.seed(0)
     # two observations: torch.export fixes a dimension of size 1, and the batch must stay free
     obs = torch.as_tensor(np.stack([space.sample() for _ in range(2)]).astype(space.dtype))
-    names = ["obs", "h", "c"] if recurrent else ["obs"]
+    names = ["obs", "prev_action", "prev_reward", "h", "c"] if recurrent_q else ["obs", "h", "c"] if recurrent else ["obs"]
     inputs: tuple[torch.Tensor, ...] = (obs,)
     if recurrent:
         h, c = net.initial_state(2)
-        inputs = (obs, h, c)
+        previous = (torch.zeros(2, dtype=torch.long), torch.zeros(2)) if recurrent_q else ()
+        inputs = (obs, *previous, h, c)
     outputs = ["action", "h_out", "c_out"] if recurrent else ["action"]
     out.parent.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
@@ -81,13 +97,14 @@ def export_policy(policy: Policy, env: gym.Env, env_id: str, fmt: str, out: Path
                 # the exporter reports each of its passes, and that the inputs share one batch axis
                 warnings.filterwarnings("ignore", message=".*axis name")
                 torch.onnx.export(module, inputs, str(out), input_names=names, output_names=outputs,
-                                  dynamic_shapes=tuple({0: batch} for _ in inputs), dynamo=True)
+                                  dynamic_shapes=tuple({1 if recurrent_q and i >= 3 else 0: batch}
+                                                       for i in range(len(inputs))), dynamo=True)  # R2D2's h, c: [1, B, H]
     meta = {"format": fmt, "file": out.name, **about, "env": env_id,
             "observation": {"shape": list(space.shape), "dtype": str(space.dtype),
                             "preprocessing": wrappers(env)},
             "action": action_space(env.action_space), "inputs": names, "outputs": outputs,
             "recurrent": recurrent, "state_shape": list(net.initial_state(1)[0].shape[1:]) if recurrent else None,
-            "usage": usage(fmt, recurrent)}
+            "usage": usage(fmt, recurrent, recurrent_q)}
     path = out.with_suffix(out.suffix + ".json")
     path.write_text(json.dumps(meta, indent=2))
     return path
@@ -125,8 +142,9 @@ def action_space(space: gym.Space) -> dict[str, Any]:
             "high": np.asarray(space.high).tolist(), "dtype": "float32"}
 
 
-def usage(fmt: str, recurrent: bool) -> str:
-    call = "action, h, c = run(obs[None], h, c)" if recurrent else "action = run(obs[None])"
+def usage(fmt: str, recurrent: bool, recurrent_q: bool = False) -> str:
+    call = ("action, h, c = run(obs[None], prev_action[None], prev_reward[None], h, c)" if recurrent_q
+            else "action, h, c = run(obs[None], h, c)" if recurrent else "action = run(obs[None])")
     if fmt == "torchscript":
         return f"import torch; policy = torch.jit.load(FILE); run = lambda *x: policy(*map(torch.as_tensor, x)); {call}"
     return ("import onnxruntime; session = onnxruntime.InferenceSession(FILE); run = lambda *x: session.run(None, "
