@@ -260,7 +260,7 @@ def test_an_inline_run_is_the_same_whenever_its_evaluations_happen(arch, tmp_pat
     for log_every_s in (1e-6, 1e9):
         run = tmp_path / f"log{log_every_s:g}"
         cfg = C.build_config(arch, "CartPole-v1", overrides={
-            "max_frames": 4000, "seed": 3, "run_dir": str(run), "eval_episodes": 1, "eval_every": 5,
+            "max_frames": 2500, "seed": 3, "run_dir": str(run), "eval_episodes": 1, "eval_every": 5,
             "log_every_s": log_every_s, "checkpoint_every": 10**9})
         train(cfg, live=False)
         evaluations = (run / "evaluations.csv").read_text().count("\n") - 1  # the final one is a row too

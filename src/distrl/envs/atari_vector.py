@@ -6,7 +6,7 @@ frames, grayscale, 84x84 by area), 1.35x faster on one thread and 2.4x on two. W
 redone here, so that a game's observations, rewards and infos are make_env's:
 - the frame stack is kept here (ale-py pads a new episode's stack with zeros, Gymnasium with the first frame);
 - rewards are clipped here in "train" mode, and info["episode"] holds the raw return and length;
-- info["life_loss"] flags a lost life (a training aid: the game goes on);
+- info["life_loss"] flags a lost life (a training aid: the game goes on), also on the step a time limit cuts;
 - a finished game starts again in the same step (Gymnasium's same-step autoreset): the step's observation is
   the new game's, and info["final_obs"] holds the last one of the game that ended.
 The no-op starts draw from ale-py's RNG, not Gymnasium's: the same rule, another stream of numbers."""
@@ -75,9 +75,12 @@ class AtariVector:
         last = frames.copy()  # each game's newest frame; a game ended by ale-py has it in final_obs
         if terminated.any():
             last[terminated] = info["final_obs"][terminated]
+        if self.train:  # a lost life in a game that goes on, or that the time limit cuts here (a game's end, which
+            for j in np.flatnonzero(~terminated):  # ends the bootstrap anyway, is not flagged)
+                infos[j]["life_loss"] = bool(lives[j] < self._lives[j])
         for j in np.flatnonzero(done):
             final = np.concatenate([self._stacks[j, 1:], last[j]])
-            infos[j] = {"final_obs": final, "episode": {"r": float(self._returns[j]), "l": int(self._lengths[j])}}
+            infos[j].update(final_obs=final, episode={"r": float(self._returns[j]), "l": int(self._lengths[j])})
             self._returns[j], self._lengths[j] = 0.0, 0
         if truncated.any():  # cut here: these games start again now
             restarted, reset_info = self._vec.reset(options={"reset_mask": truncated})
@@ -86,9 +89,6 @@ class AtariVector:
         self._stacks[:, :-1] = self._stacks[:, 1:]
         self._stacks[:, -1] = frames[:, 0]
         self._stacks[done] = frames[done]  # a new game: its first frame fills its stack
-        if self.train:  # a lost life in a game that goes on (a game over is its end already)
-            for j in np.flatnonzero(~done):
-                infos[j]["life_loss"] = bool(lives[j] < self._lives[j])
         self._lives[:] = lives
         rewards = np.clip(raw, -1.0, 1.0) if self.clip else raw
         return self._stacks.copy(), rewards.astype(np.float32), np.asarray(terminated), np.asarray(truncated), infos
