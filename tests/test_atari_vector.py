@@ -7,6 +7,7 @@ import pytest
 from distrl.envs import make_env
 from distrl.envs.atari_vector import AtariVector
 from distrl.errors import ConfigError
+from tests.fakes import NoParameters, RecordingSink
 
 
 @pytest.mark.parametrize("mode", ["train", "eval"])
@@ -63,25 +64,14 @@ def test_an_apex_actor_on_the_vector_env_acts_and_sends_as_on_make_envs(tmp_path
     monkeypatch.setattr(apex, "make_env", functools.partial(make_env, noop_max=0))
     monkeypatch.setattr(apex, "AtariVector", functools.partial(AtariVector, noop_max=0))
 
-    class Sink:
-        def __init__(self):
-            self.batches = []
-
-        def add(self, batch, priorities=None):
-            self.batches.append((batch, priorities))
-
-    class Source:
-        def latest(self):
-            return None
-
     sent = []
     for vector in (False, True):
         cfg = build_config("apex", "ALE/Breakout-v5", overrides={
             "run_dir": str(tmp_path / f"v{vector}"), "actors": 1, "actor.envs_per_actor": 2,
             "actor.vector_env": vector, "actor.flush_size": 50, "max_episode_frames": 320})
         wiring = make_architecture(cfg)
-        sink = Sink()
-        actor = wiring.make_actor(0, sink, Source())
+        sink = RecordingSink()
+        actor = wiring.make_actor(0, sink, NoParameters())
         actor.run(110)
         sent.append(sink.batches)
         assert actor.episodes >= 2

@@ -9,6 +9,7 @@ from torch import nn
 from distrl.components.dpg_actor import NoisyActor
 from distrl.components.dpg_learner import DPGLearner
 from distrl.nets.dpg import DPGActor, DPGCritic, dpg_pair
+from tests.fakes import RecordingSink
 
 torch.set_num_threads(1)
 
@@ -36,14 +37,6 @@ class LineEnv:
 
     def close(self):
         self.closed = True
-
-
-class RecordingSink:
-    def __init__(self):
-        self.batches = []
-
-    def add(self, batch, priorities=None):
-        self.batches.append((batch, priorities))
 
 
 class CountingSource:

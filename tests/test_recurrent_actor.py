@@ -7,25 +7,13 @@ import torch
 from distrl.components.recurrent_actor import RecurrentActor
 from distrl.envs import make_env
 from distrl.nets.recurrent_q import RecurrentQNetwork
-
-
-class Collect:
-    def __init__(self):
-        self.batches = []
-
-    def add(self, batch, priorities=None):
-        self.batches.append((batch, priorities))
-
-
-class NoParameters:
-    def latest(self):
-        return None
+from tests.fakes import NoParameters, RecordingSink
 
 
 def actor(epsilons=(0.3, 0.3), flush_size=1):
     torch.manual_seed(0)
     net = RecurrentQNetwork((4,), 2, lstm_units=8, hidden=(16,))
-    sink = Collect()
+    sink = RecordingSink()
     act = RecurrentActor(lambda j: make_env("CartPole-v1", "train", seed=10 + j), net, list(epsilons), sink=sink,
                          source=NoParameters(), burn_in=2, trace=3, period=3, n_step=2, gamma=0.99,
                          rescale_eps=1e-3, priority_eta=0.9, flush_size=flush_size, pull_every=10_000, seed=3)

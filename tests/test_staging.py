@@ -7,6 +7,7 @@ import torch
 from distrl.components.staging import DeviceStager
 from distrl.replay import PrioritizedSampler, ReplayTable
 from distrl.replay.sharded import ShardedReplay
+from tests.fakes import NoParameters
 
 
 def _client(shards=2, n=64):
@@ -57,12 +58,8 @@ def test_an_actor_placed_on_a_device_acts_as_on_the_cpu():
     from distrl.envs import make_env
     from distrl.nets import make_q_network
 
-    class Source:
-        def latest(self):
-            return None
-
     net = make_q_network((4,), 2, dueling=True, hidden=(16,))
-    actor = Actor(lambda j: make_env("CartPole-v1", seed=j), net, [0.0, 0.0], sink=None, source=Source(),
+    actor = Actor(lambda j: make_env("CartPole-v1", seed=j), net, [0.0, 0.0], sink=None, source=NoParameters(),
                   n_step=3, gamma=0.99, flush_size=50, pull_every=400)
     before = actor._q_values(actor.obs)
     actor.place("cuda" if torch.cuda.is_available() else "cpu")
