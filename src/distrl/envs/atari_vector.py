@@ -19,7 +19,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from distrl.envs.make import DEFAULT_MAX_EPISODE_FRAMES, FRAME_SKIP, MODES, is_atari
+from distrl.envs.make import DEFAULT_MAX_EPISODE_FRAMES, FRAME_SKIP, check_mode, is_atari
 from distrl.errors import ConfigError
 
 
@@ -29,8 +29,7 @@ class AtariVector:
                  clip_rewards: bool = True, threads: int = 1):
         if not is_atari(env_id):
             raise ConfigError(f"AtariVector steps Atari games; {env_id!r} is not one (use make_env for it)")
-        if mode not in MODES:
-            raise ConfigError(f"unknown env mode {mode!r}: use 'train' or 'eval'")
+        check_mode(mode)
         from ale_py.vector_env import AtariVectorEnv  # here: importing ale-py prints its banner
 
         game = gymnasium.spec(env_id).kwargs.get("game")
@@ -38,8 +37,8 @@ class AtariVector:
             raise ConfigError(f"{env_id!r} names no ALE game in its registration; use an id such as ALE/Pong-v5")
         # game j is seeded with seed + j, as make_env(seed=seed + j) would be; ale-py takes 31-bit seeds
         self.num_envs, self.frame_stack, self.seed = num_envs, frame_stack, int(seed) % (2**31 - num_envs)
-        self.clip = mode == "train" and clip_rewards
         self.train = mode == "train"
+        self.clip = self.train and clip_rewards
         self._vec = AtariVectorEnv(
             game, num_envs, num_threads=threads, stack_num=1, frameskip=FRAME_SKIP, maxpool=True, grayscale=True,
             img_height=84, img_width=84, noop_max=noop_max, repeat_action_probability=0.0,
@@ -72,14 +71,11 @@ class AtariVector:
         done = terminated | truncated
         lives = np.asarray(info["lives"])
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        last = frames.copy()  # each game's newest frame; a game ended by ale-py has it in final_obs
-        if terminated.any():
-            last[terminated] = info["final_obs"][terminated]
         if self.train:  # a lost life in a game that goes on, or that the time limit cuts here (a game's end, which
             for j in np.flatnonzero(~terminated):  # ends the bootstrap anyway, is not flagged)
                 infos[j]["life_loss"] = bool(lives[j] < self._lives[j])
-        for j in np.flatnonzero(done):
-            final = np.concatenate([self._stacks[j, 1:], last[j]])
+        for j in np.flatnonzero(done):  # a game ended by ale-py has its last frame in final_obs
+            final = np.concatenate([self._stacks[j, 1:], info["final_obs"][j] if terminated[j] else frames[j]])
             infos[j].update(final_obs=final, episode={"r": float(self._returns[j]), "l": int(self._lengths[j])})
             self._returns[j], self._lengths[j] = 0.0, 0
         if truncated.any():  # cut here: these games start again now
@@ -91,7 +87,7 @@ class AtariVector:
         self._stacks[done] = frames[done]  # a new game: its first frame fills its stack
         self._lives[:] = lives
         rewards = np.clip(raw, -1.0, 1.0) if self.clip else raw
-        return self._stacks.copy(), rewards.astype(np.float32), np.asarray(terminated), np.asarray(truncated), infos
+        return self._stacks.copy(), rewards.astype(np.float32), terminated, truncated, infos
 
     def __len__(self) -> int:
         return self.num_envs

@@ -290,6 +290,11 @@ def _make_other(env_id: str, render: dict[str, str] | None = None) -> gymnasium.
     return env
 
 
+def check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ConfigError(f"unknown env mode {mode!r}: use 'train' or 'eval'")
+
+
 class EnvList(list):
     """Gymnasium envs stepped one after another, each started again as it ends: what envs/atari_vector.py's
     AtariVector does for K Atari games in C++, for any env, so an actor steps either the same way."""
@@ -335,8 +340,7 @@ def make_env(
     ``render_mode="rgb_array"`` makes ``render()`` give the frame a video records (Atari's full colour
     screen, MinAtar's cells drawn large); a user's env factory renders as its factory made it.
     """
-    if mode not in MODES:
-        raise ConfigError(f"unknown env mode {mode!r}: use 'train' or 'eval'")
+    check_mode(mode)
     if not isinstance(env_id, str) or not env_id:
         raise ConfigError(f"env id must be a non-empty string, got {env_id!r}; {_ID_EXAMPLES}")
     if max_episode_frames is not None and (not isinstance(max_episode_frames, int) or max_episode_frames < FRAME_SKIP):
