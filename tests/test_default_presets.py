@@ -84,3 +84,11 @@ def test_the_td3_learner_preset_is_td3s_learner_inside_apex():
     assert (le.twin_critics, le.tau, le.policy_delay, le.target_noise, le.n_step, le.batch_size) == (True, 0.005, 2, 0.2, 1, 256)
     assert (cfg.replay.sampling, cfg.replay.samples_per_insert, cfg.net.activation, cfg.net.critic_hidden) == \
         ("prioritized", 32.0, "relu", (256, 256))
+
+
+def test_the_one_critic_preset_is_the_td3_learner_preset_less_its_clipped_double_q():
+    one = C.build_config("apex-dpg", "Pendulum-v1", preset="apex-dpg-one-critic")
+    td3 = C.build_config("apex-dpg", "Pendulum-v1", preset="apex-dpg-td3-learner")
+    assert (one.learner.twin_critics, one.learner.target_noise, one.learner.policy_delay) == (False, 0.0, 1)
+    assert (one.learner.tau, one.learner.n_step, one.learner.batch_size, one.actor.sigma) == (0.005, 1, 256, 0.1)
+    assert one.replay == td3.replay and one.net == td3.net and one.eval_every == 1000

@@ -16,6 +16,7 @@ Contenders:
   policy, every 2,500 learner updates, 5 episodes, in an evaluator process beside the actors and the
   learner, so they share the cores and count on its clock).
 - distrl-apex-dpg-td3-learner: the same with `--preset apex-dpg-td3-learner` (TD3's learner inside Ape-X).
+- distrl-apex-dpg-one-critic: the same with `--preset apex-dpg-one-critic` (that learner with one critic).
 - sb3-td3, sb3-sac: rl-baselines3-zoo's MuJoCo values for the task (HYPERPARAMS below, with the commit they
   are read from), one process each. Their clock leaves their evaluations out: SB3 trains synchronously,
   so training pauses while the deterministic policy plays.
@@ -44,7 +45,8 @@ from bench.peers import common as K
 from bench.runs import RESULTS, ROOT, distrl_rows, earlier_results, run_for
 
 # distrl's contenders: Ape-X DPG with the preset each names (None: the default for 2 actors, apex-dpg-small)
-DISTRL = {"distrl-apex-dpg": None, "distrl-apex-dpg-td3-learner": "apex-dpg-td3-learner"}
+DISTRL = {"distrl-apex-dpg": None, "distrl-apex-dpg-td3-learner": "apex-dpg-td3-learner",
+          "distrl-apex-dpg-one-critic": "apex-dpg-one-critic"}
 PEERS = ("sb3-td3", "sb3-sac")
 CONTENDERS = (*DISTRL, *PEERS)
 EVAL_EPISODES = 5
