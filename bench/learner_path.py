@@ -37,11 +37,14 @@ BATCH = 512
 FRAMES = ("obs", "next_obs")
 
 
-def fill(data: dict[str, np.ndarray], shards: int, codec: str) -> ShardedReplay:
-    """`codec` "raw": frames stored uncompressed (replay.compress false)."""
+def fill(data: dict[str, np.ndarray], shards: int, frames: str) -> ShardedReplay:
+    """`frames`: the codec (replay.codec), "raw" for frames stored uncompressed (replay.compress false), each
+    with "shared-" before it for each frame stored once (replay.share_frames)."""
     n = len(data["action"])
+    codec = frames.removeprefix("shared-")
     tables = [ReplayTable(n, PrioritizedSampler(0.6, 0.4), seed=i, compress=() if codec == "raw" else FRAMES,
-                          codec="zlib" if codec == "raw" else codec) for i in range(shards)]
+                          codec="zlib" if codec == "raw" else codec,
+                          shared=FRAMES if frames.startswith("shared-") else ()) for i in range(shards)]
     client = ShardedReplay(tables, PrioritizedSampler(0.6, 0.4), seed=0)
     rng = np.random.default_rng(1)
     for start in range(0, n, 50):  # the actors' flushes of 50, round-robin over the shards
@@ -87,7 +90,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--transitions", type=int, default=20_000)
     p.add_argument("--shards", default="1,4")
-    p.add_argument("--codecs", default="zlib,lz4,raw", help="frame storage: zlib, lz4 (replay.codec) or raw (uncompressed)")
+    p.add_argument("--codecs", default="zlib,lz4,raw,shared-lz4,shared-raw",
+                   help="frame storage: zlib, lz4 (replay.codec) or raw (uncompressed); shared-X: each frame once")
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--out", type=Path, default=RESULTS / f"learner-path-{socket.gethostname()}.json")
@@ -102,21 +106,23 @@ def main() -> None:
     for codec in args.codecs.split(","):
         for shards in map(int, args.shards.split(",")):
             client = fill(data, shards, codec)
+            held = sum(t.nbytes() for t in client.shards) / args.transitions
             for staged in (False, True):
                 row = {"frames": codec, "shards": shards, "join": "staged" if staged else "concat",
-                       **measure(client, args.seconds, device, staged)}
+                       "bytes_per_transition": held, **measure(client, args.seconds, device, staged)}
                 rows.append(row)
                 print(f"{codec:>4} K={shards} {row['join']:>6}: {row['samples_per_s']:9,.0f} samples/s "
                       f"({row['batches_per_s']:.1f} batches/s): sample {row['sample_ms']:.1f} ms, to device "
-                      f"{row['to_device_ms']:.1f} ms, priorities {row['priorities_ms']:.1f} ms", flush=True)
+                      f"{row['to_device_ms']:.1f} ms, priorities {row['priorities_ms']:.1f} ms; "
+                      f"{held:,.0f} B a transition", flush=True)
     base = next(r for r in rows if r["frames"] == "zlib" and r["join"] == "concat"
                 and r["shards"] == max(map(int, args.shards.split(","))))
     print(f"\n| frames | shards | join | samples/s | x baseline (zlib, K={base['shards']}, concat) | sample ms | "
-          "to device ms | priorities ms |\n|---|---|---|---|---|---|---|---|")
+          "to device ms | priorities ms | bytes a transition |\n|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['frames']} | {r['shards']} | {r['join']} | {r['samples_per_s']:,.0f} | "
               f"{r['samples_per_s'] / base['samples_per_s']:.2f} | {r['sample_ms']:.1f} | {r['to_device_ms']:.1f} | "
-              f"{r['priorities_ms']:.1f} |")
+              f"{r['priorities_ms']:.1f} | {r['bytes_per_transition']:,.0f} |")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "device": str(device),
                                     "machine": machine_info(), "transitions": args.transitions, "batch": BATCH,

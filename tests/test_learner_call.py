@@ -49,7 +49,7 @@ class SlowWiring:
     def replay_client(self, shards, transport):
         return SimpleNamespace(can_sample=lambda n: True, sample=lambda n: "batch")
 
-    def compressed(self):
+    def image_fields(self):
         return ()
 
     def restore(self, run_dir, required):

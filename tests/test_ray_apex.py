@@ -77,6 +77,20 @@ def test_actors_deflate_atari_stacks_and_the_replay_files_the_bytes():
     np.testing.assert_array_equal(out["next_obs"], obs[::-1][out["action"]])
     assert ray.get(shard.nbytes.remote()) / 10 < 0.5 * 2 * obs[0].nbytes  # held deflated (2-bit values)
 
+    # replay.share_frames: next_obs holds obs's stacks in reverse, so the 80 stacked frames are 40 distinct ones
+    sent.clear()
+    BoundedSink(Wire(), RayTransport, 2, frames, "zlib", frames).add(batch)
+    assert isinstance(sent[0]["frames"], Packed) and len(sent[0]["frames"].blobs) == 40
+    assert sent[0]["obs"].shape == (10, 4) and sent[0]["obs"].dtype == np.int32
+    shard = ray.remote(ReplayShard).remote(
+        shard_wiring(lambda: (100, PrioritizedSampler(), FifoRemover(), 0, frames, None, "zlib", frames)))
+    sink = BoundedSink(ShardedReplay([shard], PrioritizedSampler(), call=call, gather=ray.get), RayTransport, 0,
+                       frames, "zlib", frames)
+    sink.add(batch, np.ones(10))
+    _, out, _ = ray.get(shard.sample.remote(64))
+    np.testing.assert_array_equal(out["obs"], obs[out["action"]])
+    np.testing.assert_array_equal(out["next_obs"], obs[::-1][out["action"]])
+
 
 def test_killed_actor_is_restarted_and_the_run_finishes(tmp_path, train_with_hook):
     killed = {}

@@ -88,8 +88,9 @@ class Local:
         """Nothing to wait for in one process: whatever would arrive is stepped by the caller."""
 
     @staticmethod
-    def sink(replay: Any, limit: int, compress: tuple[str, ...], codec: str = "zlib") -> Any:
-        """The replay itself: an add is a method call, nothing travels."""
+    def sink(replay: Any, limit: int, compress: tuple[str, ...], codec: str = "zlib",
+             shared: tuple[str, ...] = ()) -> Any:
+        """The replay itself: an add is a method call, nothing travels (a table shares its stacks' frames itself)."""
         return replay
 
     @staticmethod
@@ -101,8 +102,10 @@ class Local:
         return Fresh(latest)
 
     @staticmethod
-    def learner_device() -> str:
-        return "cpu"  # deterministic runs; a GPU learner is placed on Ray
+    def device() -> str:
+        """Where a role of this placement runs its networks: the CPU, for deterministic runs (a GPU learner
+        or GPU-share actor is placed on Ray)."""
+        return "cpu"
 
 
 def retry(fn: Callable[[], Any], transport: Any, on_wait: Callable[[], None] | None = None,

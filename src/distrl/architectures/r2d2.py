@@ -27,9 +27,12 @@ class R2D2(Apex):
 
     architecture = "r2d2"
 
-    def compressed(self) -> tuple[str, ...]:
-        """A sequence's observations, deflated as one field where they are images."""
-        return ("obs",) if self.cfg.replay.compress and len(self.obs_shape) == 3 else ()
+    def image_fields(self) -> tuple[str, ...]:
+        """A sequence's observations, one field, where they are images."""
+        return ("obs",) if len(self.obs_shape) == 3 else ()
+
+    def shared_frames(self) -> tuple[str, ...]:
+        return ()  # a sequence's frames are one field already, each frame once
 
     def period(self) -> int:
         return self.cfg.actor.sequence_period or self.cfg.learner.trace

@@ -99,10 +99,19 @@ class ReplayFed(Wiring):
         """ReplayTable's arguments for shard `index`."""
         r = self.cfg.replay
         return (-(-r.capacity // r.shards), self.replay_sampler(), self.replay_remover(),
-                self.seeds["replay"] + index, self.compressed(), self.replay_limiter(), self.codec())
+                self.seeds["replay"] + index, self.compressed(), self.replay_limiter(), self.codec(),
+                self.shared_frames())
+
+    def image_fields(self) -> tuple[str, ...]:
+        """The fields that hold images: what a GPU learner stages (components/staging.py)."""
+        return frame_fields(True, self.obs_shape)
 
     def compressed(self) -> tuple[str, ...]:
-        return frame_fields(self.cfg.replay.compress, self.obs_shape)
+        return self.image_fields() if self.cfg.replay.compress else ()
+
+    def shared_frames(self) -> tuple[str, ...]:
+        """The Atari stacks kept frame by frame, each frame once (replay.share_frames, replay/frames.py)."""
+        return self.image_fields() if self.atari and self.cfg.replay.share_frames else ()
 
     def codec(self) -> str:
         return self.cfg.replay.codec

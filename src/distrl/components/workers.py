@@ -114,10 +114,11 @@ class ActorWorker:
 
     def __init__(self, wiring: ActorParts, index: int, links: dict[str, list], transport: Transport):
         replay = wiring.replay_client(links["replay"], transport)
-        sink = transport.sink(replay, wiring.cfg.ray.max_inflight_adds, wiring.compressed(), wiring.codec())
+        sink = transport.sink(replay, wiring.cfg.ray.max_inflight_adds, wiring.compressed(), wiring.codec(),
+                              wiring.shared_frames())
         self.actor = wiring.make_actor(index, sink=sink, source=LearnerSource(links["learner"][0], transport))
         if wiring.cfg.ray.actor_gpus > 0:  # Ray granted this process its share of a GPU
-            self.actor.place(transport.learner_device())
+            self.actor.place(transport.device())
         self._deltas = Deltas(self.actor.counters())
 
     def run(self, steps: int) -> Report:
@@ -144,7 +145,7 @@ class LearnerWorker(RestoresItself):
     def __init__(self, wiring: LearnerParts, index: int, links: dict[str, list], transport: Transport):
         self.wiring, self.transport, self.cfg = wiring, transport, wiring.cfg
         self.run_dir = Path(self.cfg.run_dir)
-        self.learner = wiring.make_learner(transport.learner_device())
+        self.learner = wiring.make_learner(transport.device())
         self.shards = links["replay"]
         self.replay = wiring.replay_client(self.shards, transport)
         self.restore_newest(wiring, lambda data: wiring.load_learner(self.learner, data),
@@ -153,7 +154,7 @@ class LearnerWorker(RestoresItself):
         self.skipped_updates = 0  # asked for while the replay could not sample: not made up later
         self.waiting = True
         self._prefetcher: Prefetch | None = None
-        self.stager = DeviceStager(self.learner.device, wiring.compressed())
+        self.stager = DeviceStager(self.learner.device, wiring.image_fields())
         self._lock = threading.Lock()
         self._deltas = Deltas(self.counters())
         self.published = transport.publisher(self.learner.latest, self.cfg.ray.publish_every)

@@ -62,6 +62,9 @@ class ReplayConfig:
     trim_every: int = ranged(100, ge=1)
     compress: bool = True            # compress image observations in the table
     codec: str = ranged("zlib", choices=("zlib", "lz4"))  # how: lz4 inflates ~2.4x faster at about the size (a GPU learner's bound)
+    # Atari: keep each frame of the obs/next_obs stacks once (replay/frames.py): ~1/7 of the frames, so raw
+    # frames (compress false: nothing to inflate when sampling) fit where raw stacks would not
+    share_frames: bool = False
     shards: int = ranged(1, ge=1)  # tables the ray runtime spreads the replay over
     checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
     # The replay ratio, one value for both placements: on Ray a SampleToInsertRatio limiter (replay/limiters.py)
@@ -489,6 +492,7 @@ class DQNReplayConfig:
     trim_every: int = ranged(100, ge=1)  # learner steps between evictions down to capacity
     compress: bool = True            # compress image observations in the table
     codec: str = ranged("zlib", choices=("zlib", "lz4"))  # as ReplayConfig's
+    share_frames: bool = False       # as ReplayConfig's
     shards: int = ranged(1, ge=1)
     checkpoint: bool = False         # save the replay (compressed) with each checkpoint; restarts and --resume reload it
     samples_per_insert: float = ranged(8.0, gt=0)  # update frequency 4, minibatch 32: one batch per 4 actions

@@ -18,6 +18,7 @@ import lz4.block
 import numpy as np
 
 from distrl.errors import CheckpointError, ConfigError
+from distrl.replay.frames import FRAMES, FramePool, share_frames
 from distrl.replay.limiters import MinSize, RateLimiter
 from distrl.replay.removers import FifoRemover, PrioritizedRemover
 from distrl.replay.samplers import PrioritizedSampler, UniformSampler
@@ -28,6 +29,7 @@ _SLOT_BITS = 28
 SLOT_MASK = (1 << _SLOT_BITS) - 1
 _MAX_INSERTS = 1 << (63 - _SLOT_BITS)
 _FORMAT = "distrl.replay.v1"
+_FORMAT_SHARED = "distrl.replay.v2"  # v1 and a pool of shared frames (replay/frames.py)
 # Raw deflate (no zlib header/adler32: the checkpoint zip has its own CRC) at level 1. Measured on
 # Pong 4x84x84 stacks: ~525 B per stack, ~29 us to compress, ~20 us to inflate; zlib-wrapped is
 # 40/28 us, level 6 is 3x slower to compress for ~0.65x the size.
@@ -82,10 +84,17 @@ def deflate(items: np.ndarray, codec: str = "zlib") -> list[bytes]:
     return [compress(item) for item in np.ascontiguousarray(items)]
 
 
-def pack(batch: Mapping, names: tuple[str, ...], codec: str = "zlib") -> dict:
-    """The batch with the fields in `names` compressed into Packed values, for a table compressing them."""
-    out = dict(batch)
+def pack(batch: Mapping, names: tuple[str, ...], codec: str = "zlib", shared: tuple[str, ...] = ()) -> dict:
+    """The batch with the fields in `names` compressed into Packed values, for a table compressing them;
+    the stacks in `shared` sent as their distinct frames once (replay/frames.py), compressed with the
+    others when they are in `names`."""
+    out = share_frames(batch, shared) if shared else dict(batch)
+    if shared and set(shared) <= set(names):
+        frames = out[FRAMES]
+        out[FRAMES] = Packed(deflate(frames, codec), frames.shape[1:], frames.dtype, codec)
     for name in names:
+        if name in shared:
+            continue
         a = np.asarray(batch[name])
         out[name] = Packed(deflate(a, codec), a.shape[1:], a.dtype, codec)
     return out
@@ -102,11 +111,14 @@ class ReplayTable:
     so a key lookup is one vectorized compare (a key whose slot now holds a newer item is stale).
     Storage grows by doubling up to capacity and is reused through a free list; fields named in
     ``compress`` are stored per item as `codec` bytes (zlib or lz4) and inflated on sample; they may
-    arrive already compressed by the sender (`pack`).
+    arrive already compressed by the sender (`pack`). Stacks named in ``shared`` are stored as indices
+    into one pool of frames, each held once (replay/frames.py), compressed per frame when they are also
+    in ``compress``; they arrive as `pack` sends them, or as stacks.
     """
 
     def __init__(self, capacity: int, sampler=None, remover=None, seed: int | None = None,
-                 compress: tuple[str, ...] = (), limiter: RateLimiter | None = None, codec: str = "zlib"):
+                 compress: tuple[str, ...] = (), limiter: RateLimiter | None = None, codec: str = "zlib",
+                 shared: tuple[str, ...] = ()):
         if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
             raise ConfigError(f"replay capacity must be a positive integer, got {capacity!r}; set e.g. capacity=1_000_000")
         if capacity > SLOT_MASK:
@@ -115,12 +127,18 @@ class ReplayTable:
             raise ConfigError(f"compress must be a tuple of field names, got {compress!r}; use e.g. compress=('obs', 'next_obs')")
         if codec not in CODECS:
             raise ConfigError(f"unknown replay codec {codec!r}; use one of {sorted(CODECS)}")
+        if isinstance(shared, str) or (set(shared) & set(compress) and not set(shared) <= set(compress)):
+            raise ConfigError(f"shared={shared!r} with compress={compress!r}: the shared stacks' frames are one pool, "
+                              "so compress all of them or none")
+        self.shared = tuple(shared)
+        self._frames_compressed = bool(set(shared) & set(compress))
+        self._pool: FramePool | None = None
         self.codec = codec
         self._inflate = CODECS[codec][1]
         self.capacity = int(capacity)
         self.sampler = UniformSampler() if sampler is None else sampler
         self.remover = FifoRemover() if remover is None else remover
-        self.compress = tuple(compress)
+        self.compress = tuple(c for c in compress if c not in self.shared)  # per-item blobs
         self.limiter = MinSize(1) if limiter is None else limiter
         self._rng = np.random.default_rng(seed)
         self._spec: dict[str, tuple[tuple[int, ...], np.dtype]] | None = None
@@ -224,6 +242,9 @@ class ReplayTable:
     # ---- public API ----------------------------------------------------------------------
     def add(self, batch: dict[str, np.ndarray], priorities: np.ndarray | None = None) -> np.ndarray:
         """Store a batch; without priorities each item gets the max priority seen so far."""
+        frames = None
+        if self.shared:
+            batch, frames = self._split_frames(batch)
         arrays, n = self._check_batch(batch)
         prio = np.full(n, self._max_priority) if priorities is None else self._check_priorities(priorities, n)
         if n == 0:
@@ -232,6 +253,12 @@ class ReplayTable:
             raise ConfigError(f"replay table has taken {self._inserts} inserts, the most its keys can number; start a new table")
         slots = self._alloc(n)
         keys = ((self._inserts + np.arange(n, dtype=np.int64)) << _SLOT_BITS) | slots
+        if frames is not None:
+            ids = self._pool.add(frames)
+            for name in self.shared:
+                arrays[name] = ids[arrays[name]]
+            self._pool.hold(np.concatenate([arrays[name].ravel() for name in self.shared]))
+            self._pool.free_unheld(ids)  # a frame no stack of the batch names
         for name, a in arrays.items():
             if name in self.compress:
                 store = self._fields[name]
@@ -250,9 +277,51 @@ class ReplayTable:
         self.remover.insert(slots, prio)
         return keys
 
+    def _split_frames(self, batch) -> tuple[dict, list | np.ndarray]:
+        """(the batch's other fields with the shared stacks as int64 frame indices, its frames as the pool
+        files them); a batch of plain stacks is shared here (inline, nothing was packed)."""
+        if not isinstance(batch, Mapping) or not batch:
+            raise BatchError("add() takes a non-empty dict of numpy arrays sharing a leading batch dimension")
+        if FRAMES not in batch:
+            missing = [name for name in self.shared if name not in batch]
+            if missing:
+                raise BatchError(f"shared names field {missing[0]!r} that the batch lacks; fix shared= or the batch")
+            try:
+                batch = share_frames(batch, self.shared)
+            except ValueError as e:
+                raise BatchError(str(e)) from None
+        frames = batch[FRAMES]
+        if isinstance(frames, Packed) and not self._frames_compressed:
+            raise BatchError("the batch's frames arrive compressed (Packed), this table stores them raw; build the "
+                             f"table with compress={self.compress + self.shared!r} or send arrays")
+        if isinstance(frames, Packed) and frames.codec != self.codec:
+            raise BatchError(f"the batch's frames arrive compressed with {frames.codec}, this table stores "
+                             f"{self.codec}; pack them with codec={self.codec!r}")
+        if self._frames_compressed and not isinstance(frames, Packed):
+            frames = np.asarray(frames)
+            frames = Packed(deflate(frames, self.codec), frames.shape[1:], frames.dtype, self.codec)
+        packed = isinstance(frames, Packed)
+        shape, dtype = (tuple(frames.shape), np.dtype(frames.dtype)) if packed else (frames.shape[1:], frames.dtype)
+        count = len(frames.blobs) if packed else len(frames)
+        if self._pool is None:
+            self._pool = FramePool(shape, dtype, self._frames_compressed, self._inflate)
+        elif (shape, dtype) != (self._pool.frame_shape, self._pool.dtype):
+            raise BatchError(f"the batch's frames are {shape} {dtype}, this table's are "
+                             f"{self._pool.frame_shape} {self._pool.dtype}")
+        rest = {k: v for k, v in batch.items() if k != FRAMES}
+        for name in self.shared:
+            idx = np.asarray(rest[name])
+            if idx.dtype.kind not in "iu" or idx.ndim != 2 or (idx.size and not 0 <= idx.min() <= idx.max() < count):
+                raise BatchError(f"field {name!r} must hold (batch, stack) indices into the batch's {count} frames")
+            rest[name] = idx.astype(np.int64)
+        return rest, (frames.blobs if packed else frames)
+
     def _gather(self, slots: np.ndarray) -> dict[str, np.ndarray]:
         out = {}
         for name, (shape, dtype) in self._spec.items():
+            if name in self.shared:
+                out[name] = self._pool.gather(self._fields[name][slots])
+                continue
             if name not in self.compress:
                 out[name] = self._fields[name][slots]
                 continue
@@ -325,6 +394,8 @@ class ReplayTable:
             for s in slots:
                 self._zbytes -= len(store[s]) + _BYTES_OVERHEAD
                 store[s] = None
+        if self.shared:
+            self._pool.release(np.concatenate([self._fields[name][slots].ravel() for name in self.shared]))
         self._slot_key[slots] = -1
         self.sampler.remove(slots)
         self.remover.remove(slots)
@@ -344,7 +415,8 @@ class ReplayTable:
         """Bytes held by item storage: allocated rows of plain fields + compressed blobs (with
         their Python object headers). Excludes the per-slot index (~50 B/slot: keys, priorities, trees)."""
         plain = sum(a.nbytes for n, a in self._fields.items() if n not in self.compress)
-        return plain + self._zbytes + 8 * self._n_slots * len(self.compress)  # + list pointers
+        pool = self._pool.nbytes() if self._pool is not None else 0
+        return plain + pool + self._zbytes + 8 * self._n_slots * len(self.compress)  # + list pointers
 
     # ---- checkpoints ---------------------------------------------------------------------
     def save(self, path) -> None:
@@ -357,7 +429,10 @@ class ReplayTable:
         live = live[np.argsort(self._slot_key[live])]  # insertion order: rebuilds FIFO order on restore
         names = list(self._spec or {})
         meta = {
-            "format": _FORMAT, "capacity": self.capacity, "compress": list(self.compress), "codec": self.codec,
+            "format": _FORMAT_SHARED if self.shared else _FORMAT, "capacity": self.capacity,
+            "compress": list(self.compress) + (list(self.shared) if self._frames_compressed else []), "codec": self.codec,
+            "shared": list(self.shared),
+            "frame": ([list(self._pool.frame_shape), self._pool.dtype.str] if self._pool is not None else None),
             "n_slots": self._n_slots,
             "fields": [[k, list(self._spec[k][0]), self._spec[k][1].str] for k in names],
             "counters": [self._inserts, self._samples, self._removed, self._priority_updates],
@@ -367,8 +442,15 @@ class ReplayTable:
         }
         arrays = {"meta": np.array(json.dumps(meta)), "keys": self._slot_key[live],
                   "priorities": self._priority[live], "free": self._free}
+        if self._pool is not None:  # the held frames, renumbered in id order; the stacks' indices with them
+            held = self._pool.live()
+            arrays["frames"], lengths = self._pool.frames_of(held)
+            if lengths is not None:
+                arrays["frames_len"] = lengths
         for i, name in enumerate(names):
-            if name in self.compress:
+            if name in self.shared:
+                arrays[f"field{i}"] = np.searchsorted(held, self._fields[name][live])
+            elif name in self.compress:
                 blobs = [self._fields[name][s] for s in live]
                 arrays[f"field{i}"] = np.frombuffer(b"".join(blobs), dtype=np.uint8)
                 arrays[f"field{i}_len"] = np.array([len(b) for b in blobs], dtype=np.int64)
@@ -408,13 +490,14 @@ class ReplayTable:
     @classmethod
     def _from_npz(cls, z, path: str) -> "ReplayTable":
         meta = json.loads(str(z["meta"][()]))
-        if meta.get("format") != _FORMAT:
+        if meta.get("format") not in (_FORMAT, _FORMAT_SHARED):
             raise CheckpointError(f"{path} is not a distrl replay checkpoint (format {meta.get('format')!r})")
         (sname, scfg), (rname, rcfg) = meta["sampler"], meta["remover"]
         if sname not in _SAMPLERS or rname not in _REMOVERS:
             raise CheckpointError(f"replay checkpoint {path} uses unknown sampler/remover {sname}/{rname}")
         t = cls(meta["capacity"], _SAMPLERS[sname](**scfg), _REMOVERS[rname](**rcfg), compress=tuple(meta["compress"]),
-                codec=meta.get("codec", "zlib"))  # checkpoints from before the codec choice hold zlib
+                codec=meta.get("codec", "zlib"),  # checkpoints from before the codec choice hold zlib
+                shared=tuple(meta.get("shared", ())))
         rng_state = meta["rng"]
         t._rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
         t._rng.bit_generator.state = rng_state
@@ -430,9 +513,16 @@ class ReplayTable:
         if n_slots:
             t._resize(n_slots)
         t._free = free.astype(np.int64)
+        if meta.get("frame") is not None:
+            (shape, dt), lengths = meta["frame"], (z["frames_len"] if t._frames_compressed else None)
+            t._pool = FramePool(tuple(shape), np.dtype(dt), t._frames_compressed, t._inflate)
+            pool_ids = t._pool.load(z["frames"], lengths)
         for i, name in enumerate(t._spec or {}):
             data = z[f"field{i}"]
-            if name in t.compress:
+            if name in t.shared:
+                t._fields[name][slots] = pool_ids[data]
+                t._pool.hold(pool_ids[data])
+            elif name in t.compress:
                 lens = z[f"field{i}_len"]
                 if lens.shape != keys.shape or int(lens.sum()) != data.size:
                     raise ValueError(f"compressed field {name!r} has inconsistent lengths")

@@ -16,14 +16,17 @@ from distrl.replay import pack
 class BoundedSink:
     """Actor-side replay client for remote shards: adds go out without waiting, but at most `limit` at a
     time, so a slow replay slows the actors instead of filling the object store. Fields in `compress`
-    are compressed here with `codec`, in the actor, so the central replay only files bytes (bench/peers: replay_ops)."""
+    are compressed here with `codec`, in the actor, so the central replay only files bytes (bench/peers: replay_ops);
+    the stacks in `shared` travel as their distinct frames, once each (replay/frames.py)."""
 
-    def __init__(self, replay: Any, transport: Any, limit: int, compress: tuple[str, ...] = (), codec: str = "zlib"):
+    def __init__(self, replay: Any, transport: Any, limit: int, compress: tuple[str, ...] = (), codec: str = "zlib",
+                 shared: tuple[str, ...] = ()):
         self.replay, self.transport, self.limit, self.compress, self.codec = replay, transport, limit, compress, codec
+        self.shared = shared
         self._inflight: list = []
 
     def add(self, batch: dict[str, np.ndarray], priorities: np.ndarray | None = None) -> None:
-        self._inflight.append(self.replay.add(pack(batch, self.compress, self.codec), priorities))
+        self._inflight.append(self.replay.add(pack(batch, self.compress, self.codec, self.shared), priorities))
         while len(self._inflight) > self.limit:
             for call in self.transport.wait(self._inflight, timeout=None):
                 self._inflight.remove(call)

@@ -57,8 +57,9 @@ class RayTransport:
         return ray.wait(calls, num_returns=len(calls), timeout=0)[0] if ready else []
 
     @classmethod
-    def sink(cls, replay: Any, limit: int, compress: tuple[str, ...], codec: str = "zlib") -> BoundedSink:
-        return BoundedSink(replay, cls, limit, compress, codec)
+    def sink(cls, replay: Any, limit: int, compress: tuple[str, ...], codec: str = "zlib",
+             shared: tuple[str, ...] = ()) -> BoundedSink:
+        return BoundedSink(replay, cls, limit, compress, codec, shared)
 
     @staticmethod
     def prefetch(sample: Callable[[], Any], depth: int, threads: int) -> Prefetcher:
@@ -69,8 +70,9 @@ class RayTransport:
         return Published(latest, every)
 
     @staticmethod
-    def learner_device() -> str:
-        return "cuda" if torch.cuda.is_available() else "cpu"  # Ray hides the GPUs it did not grant
+    def device() -> str:
+        """The GPU where Ray granted this role a share of one (it hides the GPUs it did not grant), else the CPU."""
+        return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def hosted(cls: type, torch_threads: int) -> type:
