@@ -1,6 +1,7 @@
 """Where an Ape-X actor's time goes on Atari (issue 34), on one core: K Pong envs stepped through distrl's
-Gymnasium wrappers against envs/atari_vector.py (ale-py's C++ AtariVectorEnv, 1 and 2 threads), and the batched forward pass of
-the dueling Nature CNN for K observations.
+Gymnasium wrappers against envs/atari_vector.py (ale-py's C++ AtariVectorEnv, 1 and 2 threads), the batched forward pass of
+the dueling Nature CNN for K observations, and packing a flush of 50 3-step transitions for the replay (stacks
+compressed with each codec, or each frame once: replay.share_frames).
 
     python -m bench.acting_cost              # K = 8, 10 s a row
 
@@ -17,6 +18,34 @@ import torch
 from distrl.envs.atari_vector import AtariVector
 from distrl.envs.make import make_env
 from distrl.nets import make_q_network
+from distrl.replay import pack
+
+FRAMES = ("obs", "next_obs")
+
+
+def flush_of(env, rng, n_step: int = 3, size: int = 50) -> dict[str, np.ndarray]:
+    """`size` n-step transitions of one env as an actor's flush holds them: obs_t and next_obs = obs_{t+n}."""
+    stacks = [env.reset()[0]]
+    while len(stacks) < size + n_step:
+        obs, _, terminated, truncated, _ = env.step(int(rng.integers(6)))
+        stacks.append(env.reset()[0] if terminated or truncated else obs)
+    return {"obs": np.stack(stacks[:size]), "next_obs": np.stack(stacks[n_step:]), "action": np.zeros(size, np.int64)}
+
+
+def pack_costs(batch: dict[str, np.ndarray], seconds: float) -> None:
+    ways = {"stacks, zlib": (FRAMES, "zlib", ()), "stacks, lz4": (FRAMES, "lz4", ()),
+            "shared frames, lz4": (FRAMES, "lz4", FRAMES), "shared frames, raw": ((), "zlib", FRAMES)}
+    base = None
+    for name, (names, codec, shared) in ways.items():
+        t, k = time.perf_counter(), 0
+        while time.perf_counter() - t < seconds:
+            sent = pack(batch, names, codec, shared)
+            k += 1
+        us = 1e6 * (time.perf_counter() - t) / k / len(batch["action"])
+        base = base or us
+        wire = sum(sum(map(len, v.blobs)) if hasattr(v, "blobs") else np.asarray(v).nbytes for v in sent.values())
+        print(f"pack a flush of {len(batch['action'])}, {name}: {us:.1f} us a transition (x{us / base:.2f}), "
+              f"{wire / len(batch['action']):,.0f} B a transition on the wire")
 
 
 def main() -> None:
@@ -60,6 +89,7 @@ def main() -> None:
             k += 1
     ms = 1000 * (time.perf_counter() - t) / k
     print(f"dueling Nature CNN forward, batch {n}, 1 thread: {ms:.2f} ms ({ms / n:.2f} ms per env step)")
+    pack_costs(flush_of(envs[0], rng), args.seconds / 2)
 
 
 if __name__ == "__main__":

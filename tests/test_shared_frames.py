@@ -43,6 +43,7 @@ def test_the_pool_counts_holders_frees_a_frame_with_none_and_reuses_its_id():
     pool = FramePool((2, 2), np.uint8, compress=False)
     ids = pool.add(episode(3, first=10))
     np.testing.assert_array_equal(ids, [0, 1, 2])
+    assert pool.add(np.zeros((0, 2, 2), np.uint8)).size == 0 and len(pool) == 3
     pool.hold(np.array([[0, 0, 1], [1, 2, 2]]))  # counts 2, 2, 2
     pool.release(np.array([0, 1]))  # 1, 1, 2
     assert len(pool) == 3
@@ -115,6 +116,8 @@ def test_what_a_sharing_table_refuses_it_names():
     bad["obs"] = bad["obs"] + 10
     with pytest.raises(ConfigError, match="'obs' must hold \\(batch, stack\\) indices into the batch's 6 frames"):
         raw.add(bad)
+    with pytest.raises(ConfigError, match="carries shared frames \\(pack\\(shared=...\\)\\) but this table stores whole"):
+        ReplayTable(10).add(share_frames(batch, ("obs", "next_obs")))
     raw.add(batch)
     with pytest.raises(ConfigError, match="frames are \\(3, 3\\) uint8, this table's are \\(2, 2\\) uint8"):
         raw.add(transitions(episode(6, shape=(3, 3))))

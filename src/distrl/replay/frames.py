@@ -72,6 +72,8 @@ class FramePool:
     def add(self, frames) -> np.ndarray:
         """File frames (an array (U, *frame), or a list of U blobs when compressed); returns their ids."""
         n = len(frames)
+        if n == 0:
+            return np.zeros(0, np.int64)
         if len(self._free) < n:
             self._grow(n)
         ids = self._free[-n:][::-1].copy()

@@ -245,6 +245,9 @@ class ReplayTable:
         frames = None
         if self.shared:
             batch, frames = self._split_frames(batch)
+        elif isinstance(batch, Mapping) and FRAMES in batch:
+            raise BatchError("the batch carries shared frames (pack(shared=...)) but this table stores whole stacks; "
+                             "build it with shared=(the stacked fields), as replay.share_frames does")
         arrays, n = self._check_batch(batch)
         prio = np.full(n, self._max_priority) if priorities is None else self._check_priorities(priorities, n)
         if n == 0:
