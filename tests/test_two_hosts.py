@@ -112,7 +112,7 @@ def two_hosts(tmp_path):
 @pytest.mark.alone
 def test_actors_on_a_worker_node_move_to_the_head_when_it_dies(tmp_path, two_hosts):
     run = tmp_path / "run"
-    frames = 16_000
+    frames = 12_000
     driver = subprocess.Popen(
         ["ip", "netns", "exec", two_hosts["head"], str(BIN / "distrl"), "train", "apex", "--env", "CartPole-v1",
          "--runtime", "ray", "--address", f"{HEAD_IP}:{PORT}", "--actors", "2", "--max-frames", str(frames),

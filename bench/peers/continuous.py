@@ -11,12 +11,13 @@ each for the same wall-clock budget on this machine, one after another (issue 22
 A call that runs some contenders keeps the others' rows from the results file it rewrites.
 
 Contenders:
-- distrl-apex-dpg: `distrl train apex-dpg --env ENV --runtime ray --actors 2 --seed S`, the default preset
-  (apex-dpg-small below 32 actors) and nothing else set; its greedy evaluations are its own (noiseless
+- distrl-apex-dpg: `distrl train apex-dpg --env ENV --runtime ray --actors 2 --seed S --preset apex-dpg-small`
+  (the default below 32 actors until 2026-11-27) and nothing else set; its greedy evaluations are its own (noiseless
   policy, every 2,500 learner updates, 5 episodes, in an evaluator process beside the actors and the
   learner, so they share the cores and count on its clock).
 - distrl-apex-dpg-td3-learner: the same with `--preset apex-dpg-td3-learner` (TD3's learner inside Ape-X).
-- distrl-apex-dpg-one-critic: the same with `--preset apex-dpg-one-critic` (that learner with one critic).
+- distrl-apex-dpg-one-critic: the same with `--preset apex-dpg-one-critic` (that learner with one critic; the
+  default below 32 actors since 2026-11-27).
 - sb3-td3, sb3-sac: rl-baselines3-zoo's MuJoCo values for the task (HYPERPARAMS below, with the commit they
   are read from), one process each. Their clock leaves their evaluations out: SB3 trains synchronously,
   so training pauses while the deterministic policy plays.
@@ -44,8 +45,8 @@ import numpy as np
 from bench.peers import common as K
 from bench.runs import RESULTS, ROOT, distrl_rows, earlier_results, run_for
 
-# distrl's contenders: Ape-X DPG with the preset each names (None: the default for 2 actors, apex-dpg-small)
-DISTRL = {"distrl-apex-dpg": None, "distrl-apex-dpg-td3-learner": "apex-dpg-td3-learner",
+# distrl's contenders: Ape-X DPG with the preset each names
+DISTRL = {"distrl-apex-dpg": "apex-dpg-small", "distrl-apex-dpg-td3-learner": "apex-dpg-td3-learner",
           "distrl-apex-dpg-one-critic": "apex-dpg-one-critic"}
 PEERS = ("sb3-td3", "sb3-sac")
 CONTENDERS = (*DISTRL, *PEERS)
@@ -146,7 +147,7 @@ def run_distrl(name: str, env: str, seed: int, budget_s: float, log_every_s: flo
     preset = DISTRL[name]
     cmd = [sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", env, "--runtime", "ray",
            "--actors", "2", "--seed", str(seed), "--run-dir", str(run_dir), "--overwrite", "--quiet",
-           *(["--preset", preset] if preset else []), "--set", f"log_every_s={log_every_s}"]
+           "--preset", preset, "--set", f"log_every_s={log_every_s}"]
     run_for(cmd, budget_s, log)
     return rows_of_distrl(run_dir)
 
@@ -242,7 +243,7 @@ def main() -> None:
             results[name], dates[name] = rows, kept_summaries.get(name, {}).get("date", "")
     out.parent.mkdir(parents=True, exist_ok=True)
     common = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "machine": K.machine_info(),
-              "hyperparameters": {**HYPERPARAMS, **{n: f"the preset {p or 'apex-dpg-small (the default)'} (distrl presets)"
+              "hyperparameters": {**HYPERPARAMS, **{n: f"the preset {p} (distrl presets)"
                                                     for n, p in DISTRL.items()}}}
     summaries = summarize(results, args.budget_s)
     with open(out, "w") as f:

@@ -168,7 +168,8 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
     }),
     "apex-dpg-small": ("apex-dpg", "distrl: apex-dpg-pendulum's learning values (Adam 1e-3, batch 128, learning from "
                        "1,000 transitions, 64 samples per insert on Ray) for MuJoCo-class tasks with a few actors, "
-                       "the default below 32 actors; on HalfCheetah-v5 with 2 actors they gave greedy 1,259 at 100k "
+                       "the default below 32 actors until apex-dpg-one-critic (it leads on Hopper-v5, trails far "
+                       "on HalfCheetah-v5: BENCHMARKS.md, issue 33); on HalfCheetah-v5 with 2 actors they gave greedy 1,259 at 100k "
                        "frames (BENCHMARKS.md); 1M frames, evaluated every 2,500 updates", {
         "actors": 2, "max_frames": 1_000_000, "log_every_s": 10.0, "checkpoint_every": 5000,
         "eval_every": 2500, "eval_episodes": 5,
@@ -189,12 +190,13 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                              "evaluated every 2,500 updates", {
         **TD3_LEARNER_IN_APEX,
     }),
-    "apex-dpg-one-critic": ("apex-dpg", "distrl: apex-dpg-td3-learner with one critic, no target smoothing and no "
+    "apex-dpg-one-critic": ("apex-dpg", "distrl: the default below 32 actors on MuJoCo-class tasks. "
+                            "apex-dpg-td3-learner with one critic, no target smoothing and no "
                             "policy delay (TD3's Polyak 0.005, n=1, sigma 0.1, ReLU 256-256, batch 256 kept), 2 actors "
                             "on Ray with prioritized replay at 32 samples per insert; evaluated every 1,000 updates. "
-                            "BENCHMARKS.md (issue 33): seeds 2 and 3 passed SB3 TD3's 20-minute HalfCheetah-v5 score "
-                            "at 0.64x and 0.46x its time and SAC's Hopper-v5 score at 0.61x and 0.68x; TD3's clipped "
-                            "double-Q cost more early than it gave back there", {
+                            "BENCHMARKS.md (issue 33): at 20 minutes on 2 cores above SB3's TD3 and SAC on "
+                            "HalfCheetah-v5 (seeds 2 and 3), Hopper-v5 (seeds 2 and 3) and Walker2d-v5 (seed 1); "
+                            "TD3's clipped double-Q cost more early than it gave back there", {
         **TD3_LEARNER_IN_APEX,
         "eval_every": 1000,
         "learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1,
@@ -336,9 +338,9 @@ def _by_env(architecture: str, env_id: str, algo: str, actors: int | None) -> tu
             return "apex-dpg-pendulum", "the default for Pendulum"
         if actors is not None and actors >= PAPER_SCALE_ACTORS:
             return "apex-dpg-mujoco", f"{actors} actors: the paper's values"
-        n = PRESETS["apex-dpg-small"][2]["actors"] if actors is None else actors
-        return "apex-dpg-small", (f"{n} actors; the paper's values are apex-dpg-mujoco (chosen from "
-                                  f"{PAPER_SCALE_ACTORS} actors, or with --preset apex-dpg-mujoco)")
+        n = PRESETS["apex-dpg-one-critic"][2]["actors"] if actors is None else actors
+        return "apex-dpg-one-critic", (f"{n} actors; the paper's values are apex-dpg-mujoco (chosen from "
+                                       f"{PAPER_SCALE_ACTORS} actors, or with --preset apex-dpg-mujoco)")
     if is_atari(env_id):
         return f"{architecture}-atari", "the paper's values, the default for Atari ids"
     if architecture == "a3c" and continuous_actions(env_id):
