@@ -50,7 +50,10 @@ def gpu_present() -> bool:
         return False
 
 
-def plan(cores: int, gpu: bool) -> tuple[dict[str, object], str]:
+RAW_FRAMES_GIB = 64  # memory from which the replay keeps raw frames: 1M transitions hold ~8 GB of them, shared
+
+
+def plan(cores: int, gpu: bool, memory_gib: float = 0.0) -> tuple[dict[str, object], str]:
     """Overrides of apex-atari-fast for this machine, and why. Ray gives every actor, replay shard, the
     learner and the evaluator one logical CPU each; the driver and Ray's own processes use the slack."""
     if gpu:
@@ -60,11 +63,17 @@ def plan(cores: int, gpu: bool) -> tuple[dict[str, object], str]:
         # ale-py's vector env steps games 1.35x faster per core (BENCHMARKS.md, issue 34); the learner takes the
         # GPU the actors leave.
         share = 0.05
+        # Each frame once and raw where the memory holds it: ~2.2-2.9x lz4's samples/s from the shards at
+        # 7,902 B a transition (bench/learner_path.py, issue 34); else the preset's lz4 stacks (1,176 B).
+        raw = memory_gib >= RAW_FRAMES_GIB
+        frames = {"replay.share_frames": True, "replay.compress": False} if raw else {}
         return ({"actors": actors, "replay.shards": shards, "actor.envs_per_actor": 8, "learner.batch_size": 512,
                  "learner.prefetch_threads": 4, "ray.actor_gpus": share, "actor.vector_env": True,
-                 "ray.learner_gpus": round(1 - share * actors, 2)},
+                 "ray.learner_gpus": round(1 - share * actors, 2), **frames},
                 f"{cores} cores and a GPU: learner on the GPU at the paper's batch 512 with 4 sample threads, {shards} "
-                f"replay shards (inflating sampled frames is their work), the evaluator, and {actors} actors x 8 envs "
+                f"replay shards (sampled frames are their work"
+                + (f"; {memory_gib:.0f} GiB: each frame stored once, raw" if raw else "; LZ4 stacks") +
+                f"), the evaluator, and {actors} actors x 8 envs "
                 f"on the rest, stepped in ale-py's vector env, their forward passes on {share:g} of the GPU each")
     # No GPU: a CPU learner makes ~5 batches/s of 64 on 2 cores (BENCHMARKS.md, Ape-X acting
     # throughput); at batch 512 it would make less than one. One actor, one shard, and the replay
@@ -254,7 +263,8 @@ def main() -> None:
             p.error(f"{run_dir} already holds a run: pass --resume to continue it, or another --run-dir")
         gpu = gpu_present() and not args.cpu
         cores = len(os.sched_getaffinity(0))  # the cores this process may use (taskset, cgroups' cpusets)
-        overrides, why = plan(cores, gpu) if args.arch == "apex" else plan_others(args.arch, cores)
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+        overrides, why = plan(cores, gpu, memory) if args.arch == "apex" else plan_others(args.arch, cores)
         machine = "gpu" if gpu else f"cpu{cores}"
         meta = {"game": args.game, "arch": args.arch, "seed": args.seed, "machine": machine, "cores": cores,
                 "plan": overrides, "why": why,

@@ -47,6 +47,9 @@ def test_curve_keeps_every_evaluation_of_every_segment_even_one_after_the_last_m
 
 def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learner_and_evaluator():
     gpu, _ = pong.plan(16, gpu=True)
+    assert "replay.share_frames" not in gpu  # no memory given: the preset's LZ4 stacks
+    big, why = pong.plan(16, gpu=True, memory_gib=128)
+    assert big["replay.share_frames"] and not big["replay.compress"] and "each frame stored once, raw" in why
     assert gpu["actors"] + gpu["replay.shards"] + 2 == 16 and gpu["learner.batch_size"] == 512
     # the actors' GPU shares and the learner's fill the one GPU exactly: Ray could place no less, and more would wait
     assert gpu["actors"] * gpu["ray.actor_gpus"] + gpu["ray.learner_gpus"] == pytest.approx(1.0)
