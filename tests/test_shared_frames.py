@@ -112,6 +112,9 @@ def test_what_a_sharing_table_refuses_it_names():
     lz4 = ReplayTable(10, compress=("obs", "next_obs"), codec="lz4", shared=("obs", "next_obs"))
     with pytest.raises(ConfigError, match="compressed with zlib, this table stores lz4"):
         lz4.add(pack(batch, ("obs", "next_obs"), "zlib", ("obs", "next_obs")))
+    for sent in (batch, share_frames(batch, ("obs", "next_obs"))):
+        with pytest.raises(ConfigError, match="shared names field 'next_obs' that the batch lacks"):
+            raw.add({k: v for k, v in sent.items() if k != "next_obs"})
     bad = share_frames(batch, ("obs", "next_obs"))
     bad["obs"] = bad["obs"] + 10
     with pytest.raises(ConfigError, match="'obs' must hold \\(batch, stack\\) indices into the batch's 6 frames"):

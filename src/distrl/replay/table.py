@@ -285,10 +285,10 @@ class ReplayTable:
         files them); a batch of plain stacks is shared here (inline, nothing was packed)."""
         if not isinstance(batch, Mapping) or not batch:
             raise BatchError("add() takes a non-empty dict of numpy arrays sharing a leading batch dimension")
+        missing = [name for name in self.shared if name not in batch]
+        if missing:
+            raise BatchError(f"shared names field {missing[0]!r} that the batch lacks; fix shared= or the batch")
         if FRAMES not in batch:
-            missing = [name for name in self.shared if name not in batch]
-            if missing:
-                raise BatchError(f"shared names field {missing[0]!r} that the batch lacks; fix shared= or the batch")
             try:
                 batch = share_frames(batch, self.shared)
             except ValueError as e:
