@@ -45,7 +45,7 @@ def share_frames(batch: Mapping, names: tuple[str, ...]) -> dict:
 class FramePool:
     """Frames held once each, raw or as per-frame compressed blobs, with how many stored stacks hold each.
     `add` files a batch's frames (held by none yet); `hold`/`release` count the stacks' indices in and out,
-    and a frame no stack holds is freed. Plain arrays grown by doubling, with a free list, as ReplayTable's."""
+    and a frame no stack holds is freed. Plain arrays grown by a quarter at a time, with a free list."""
 
     def __init__(self, frame_shape: tuple[int, ...], dtype: np.dtype, compress: bool, inflate=None):
         """`compress`: frames arrive as blobs (Packed) and are inflated by `inflate(blob, nbytes)` on gather."""
