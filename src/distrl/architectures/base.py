@@ -160,6 +160,14 @@ class Wiring(Saveable):
         """How those fields are compressed (replay/table.py's CODECS)."""
         return "zlib"
 
+    def shared_frames(self) -> tuple[str, ...]:
+        """Stacks actors send as their distinct frames, each once (replay/frames.py): none by default."""
+        return ()
+
+    def image_fields(self) -> tuple[str, ...]:
+        """Fields a GPU learner stages onto its device as they are sampled (components/staging.py): none by default."""
+        return ()
+
     def save_learner(self, run_dir: Path, learner: Any, counters: dict[str, float], returns: list[float]) -> Path:
         """The learner's state (networks, optimizer, counters) under its update count, the torch RNG of its
         process, and the run's progress."""
