@@ -243,9 +243,10 @@ def test_inline_sync_run_applies_every_worker_in_turn_and_drops_none(tmp_path, m
     assert chiefs[0].dropped_late == 0 and summary["faults"]["dropped_late"] == 0
 
 
-@pytest.mark.learning(seconds=30)
+@pytest.mark.learning(seconds=10)
 def test_ba3c_inline_learns_cartpole(tmp_path):
-    cfg = C.build_config("ba3c", "CartPole-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run")})
+    cfg = C.build_config("ba3c", "CartPole-v1", overrides={"seed": 1, "run_dir": str(tmp_path / "run"),
+                                                           "eval_every": 250, "stop_return": 400})
     result = train(cfg, live=False)
     assert result["eval_return_mean"] >= 400, result
 

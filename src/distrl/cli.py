@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--address", help="ray: join the cluster at this address (default: start a local one)")
     train.add_argument("--actors", type=int, help="number of actors")
     train.add_argument("--max-frames", type=int, help="stop after this many environment frames")
+    train.add_argument("--stop-return", type=float, metavar="R",
+                       help="stop sooner, at the first periodic evaluation whose mean return is at least R")
     train.add_argument("--seed", type=int, help="random seed")
     train.add_argument("--run-dir", help="where config, metrics, checkpoints and summary go")
     train.add_argument("--set", dest="overrides", action="append", type=_key_value, default=[],
@@ -96,7 +98,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise DistrlError(f"{args.resume} holds an {saved!r} run, not {args.architecture!r}: "
                               f"use `distrl train {saved} --resume {args.resume}`")
         overrides = dict(args.overrides)
-        for flag in ("runtime", "address", "actors", "max_frames", "seed", "run_dir"):
+        for flag in ("runtime", "address", "actors", "max_frames", "stop_return", "seed", "run_dir"):
             if getattr(args, flag) is not None:
                 overrides[flag] = getattr(args, flag)
         summary = api.resume(args.resume, overrides=overrides, progress=live, chaos=args.chaos)
@@ -106,7 +108,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         summary = api.train(args.architecture, args.env, max_frames=args.max_frames,
                             seed=0 if args.seed is None else args.seed, runtime=args.runtime or "inline",
                             actors=args.actors, preset=args.preset, run_dir=args.run_dir, overwrite=args.overwrite,
-                            overrides=dict(args.overrides), address=args.address, progress=live, chaos=args.chaos)
+                            overrides={**dict(args.overrides), **({} if args.stop_return is None else
+                                                                  {"stop_return": args.stop_return})},
+                            address=args.address, progress=live, chaos=args.chaos)
     if summary.get("resumed_from"):
         print(f"resumed from {summary['resumed_from']}")
     _print_summary(summary)

@@ -98,7 +98,7 @@ def load_run_config(run_dir: Path) -> Any:
 
 def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None,
           chaos: float | None = None, announce: str | None = None, trackers: list[Any] = ()) -> dict:
-    """Run `cfg` to max_frames. `chaos` (seconds, ray only): kill an actor that often, and the replay
+    """Run `cfg` to max_frames (or its first periodic evaluation at stop_return or above). `chaos` (seconds, ray only): kill an actor that often, and the replay
     and the learner or a parameter shard once each (runtime/chaos.py), then report what came back.
     `announce` (the preset line) is printed once the env and the run directory passed their checks, so
     a refused run prints only its error. `trackers` hear of every metrics row and evaluation besides the
@@ -152,6 +152,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         "eval_returns": evaluation.get("returns", []), "human_normalized": evaluation.get("human_normalized"),
         "rates": monitor.overall_rates(), "faults": result.get("faults", {}),
         "periodic_evaluations": len(result.get("evaluations", [])),
+        "stopped_at_return": result.get("reached"),
         "resumed_from": result["resumed_from"], "run_dir": str(run_dir),
     }
     if hook is not None:

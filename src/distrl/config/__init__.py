@@ -10,6 +10,7 @@ import dataclasses
 import importlib
 import ipaddress
 import json
+import math
 import sys
 import typing
 from typing import Any
@@ -281,6 +282,9 @@ def validate(cfg: RunConfig) -> None:
     _check(c.tracking in TRACKERS, "tracking", c.tracking, "wandb, or empty for none")
     _check(not (c.video_every and not c.eval_episodes), "video_every", c.video_every,
            "0 when eval_episodes is 0 (videos are of evaluation episodes)")
+    _check(not math.isnan(c.stop_return), "stop_return", c.stop_return, "a number, or inf to run to max_frames")
+    _check(math.isinf(c.stop_return) or (c.eval_every and c.eval_episodes), "stop_return", c.stop_return,
+           "inf unless eval_every and eval_episodes are both > 0 (the run stops on a periodic evaluation)")
     if c.architecture in ("apex", "apex-dpg", "dqn", "r2d2"):
         _validate_ray(c.ray)
     if c.architecture == "r2d2":
@@ -304,7 +308,12 @@ def validate(cfg: RunConfig) -> None:
 
 
 def to_dict(cfg: Any) -> dict[str, Any]:
-    return dataclasses.asdict(cfg)
+    """The config as JSON takes it: a non-finite float (stop_return's inf) as text, which parse_value reads back."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        return str(v) if isinstance(v, float) and not math.isfinite(v) else v
+    return plain(dataclasses.asdict(cfg))
 
 
 def from_dict(data: dict[str, Any]) -> Any:

@@ -1,5 +1,6 @@
 """The training loop (DESIGN.md section 4): keep every called role busy, add what its calls report,
-count restarts, checkpoint and evaluate on schedule, stop at max_frames, save and evaluate at the end.
+count restarts, checkpoint and evaluate on schedule, stop at max_frames (or at the first periodic
+evaluation that reaches stop_return), save and evaluate at the end.
 
 It knows no architecture (the wiring says what its roles are) and no place (the placement starts the
 roles and gives the transport that reaches them): inline in this process, or Ray."""
@@ -72,6 +73,7 @@ class Driver:
         self.view: dict[str, float] = {}  # the latest counters()
         self.evaluations: list[dict] = []
         self.eval_call: Any = None
+        self.reached: dict | None = None  # the periodic evaluation that reached stop_return
 
     # ---- the run ---------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
@@ -114,7 +116,7 @@ class Driver:
         self.next_checkpoint = (self.progress() // every + 1) * every
         self.next_eval = self.progress() + self.cfg.eval_every
         self.last_log = time.perf_counter()
-        while self.frames() < self.cfg.max_frames:
+        while self.frames() < self.cfg.max_frames and self.reached is None:
             for role, i in list(free):
                 if (n := self._call_size(role)) is not None:
                     args = self.wiring.call_args(role.name, self.frames())
@@ -166,7 +168,8 @@ class Driver:
             self.monitor.log_eval(evaluation)  # the last row of evaluations.csv (and of a tracker's curve)
         faults = {**self.faults, **{k: int(final[k]) for k in self.wiring.fault_gauges}}
         return {"frames": int(final["frames"]), "updates": int(self.progress()), "evaluation": evaluation,
-                "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations}
+                "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations,
+                "reached": self.reached}
 
     # ---- reports and restarts ----------------------------------------------------------------
     def _add(self, role: Role, i: int, call: Any) -> None:
@@ -237,6 +240,7 @@ class Driver:
                 if self.cfg.eval_every and self.cfg.eval_episodes and self.eval_call is None \
                         and self.progress() >= self.next_eval:
                     self.eval_call = self._start_eval()
+                    self._poll_eval()  # inline it is done: a stop comes before another update
         except self.transport.dead:
             pass  # a role it asked is restarting: the next tick tries again
         if self.hook is not None:
@@ -256,6 +260,13 @@ class Driver:
             self.monitor.log_eval(self.evaluations[-1])
         except self.transport.dead:
             pass  # the evaluator died with it; the next one is asked for later
+        else:
+            result = self.evaluations[-1]
+            if result["mean"] >= self.cfg.stop_return:
+                self.reached = {"updates": result.get("updates", 0), "return_mean": result["mean"],
+                                "frames": self.frames()}
+                print(f"distrl: the evaluation after {self.reached['updates']:,} updates scored {result['mean']:.1f}, "
+                      f"at least stop_return {self.cfg.stop_return:g}: stopping", file=sys.stderr)
         self.eval_call = None
 
     # ---- saving ------------------------------------------------------------------------------
