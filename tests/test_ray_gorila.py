@@ -18,14 +18,17 @@ FAST = {"replay.min_size": 200, "checkpoint_every": 100, "eval_episodes": 2, "lo
 pytestmark = pytest.mark.usefixtures("local_ray")
 
 
-def cfg_for(tmp_path, frames, **extra):
-    return C.build_config("gorila", "CartPole-v1", overrides={
+def cfg_for(tmp_path, frames, env="CartPole-v1", **extra):
+    return C.build_config("gorila", env, overrides={
         **FAST, "runtime": "ray", "actors": 2, "max_frames": frames, "seed": 1,
         "run_dir": str(tmp_path / "run"), **extra})
 
 
 def test_ray_run_with_global_replay(tmp_path):
-    summary = train(cfg_for(tmp_path, 2000, **{"replay.mode": "global"}), live=False)
+    """On MinAtar: with the replay global, the bundles' image transitions cross processes to it."""
+    pytest.importorskip("minatar")
+    summary = train(cfg_for(tmp_path, 2000, "MinAtar/Breakout-v1", **{"replay.mode": "global"}), live=False)
+    assert summary["preset"] == "gorila-minatar"
     assert summary["runtime"] == "ray" and summary["frames"] >= 2000 and summary["updates"] > 0
     assert summary["eval_episodes"] == 2 and summary["faults"]["bundle_restarts"] == 0
     assert summary["rates"]["replay_inserts_per_s"] > 0 and list((tmp_path / "run" / "checkpoints").iterdir())
