@@ -52,6 +52,12 @@ class Packed(NamedTuple):
     dtype: np.dtype
     codec: str = "zlib"
 
+    @classmethod
+    def of(cls, items, codec: str = "zlib") -> "Packed":
+        """`items` (one per row) compressed with `codec`."""
+        items = np.asarray(items)
+        return cls(deflate(items, codec), items.shape[1:], items.dtype, codec)
+
 
 def _zlib_compress(item) -> bytes:
     z = zlib.compressobj(_ZLEVEL, zlib.DEFLATED, _ZWBITS)
@@ -90,13 +96,11 @@ def pack(batch: Mapping, names: tuple[str, ...], codec: str = "zlib", shared: tu
     others when they are in `names`."""
     out = share_frames(batch, shared) if shared else dict(batch)
     if shared and set(shared) <= set(names):
-        frames = out[FRAMES]
-        out[FRAMES] = Packed(deflate(frames, codec), frames.shape[1:], frames.dtype, codec)
+        out[FRAMES] = Packed.of(out[FRAMES], codec)
     for name in names:
         if name in shared:
             continue
-        a = np.asarray(batch[name])
-        out[name] = Packed(deflate(a, codec), a.shape[1:], a.dtype, codec)
+        out[name] = Packed.of(batch[name], codec)
     return out
 
 
@@ -301,8 +305,7 @@ class ReplayTable:
             raise BatchError(f"the batch's frames arrive compressed with {frames.codec}, this table stores "
                              f"{self.codec}; pack them with codec={self.codec!r}")
         if self._frames_compressed and not isinstance(frames, Packed):
-            frames = np.asarray(frames)
-            frames = Packed(deflate(frames, self.codec), frames.shape[1:], frames.dtype, self.codec)
+            frames = Packed.of(frames, self.codec)
         packed = isinstance(frames, Packed)
         shape, dtype = (tuple(frames.shape), np.dtype(frames.dtype)) if packed else (frames.shape[1:], frames.dtype)
         count = len(frames.blobs) if packed else len(frames)
