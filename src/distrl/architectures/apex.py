@@ -10,12 +10,10 @@ from collections.abc import Callable
 import numpy as np
 
 from distrl.algos.q_learning import annealed_epsilon
-from distrl.architectures.base import Role
 from distrl.architectures.replay_fed import ReplayFed
 from distrl.components.actor import Actor, ParameterSource, Sink, apex_epsilons
 from distrl.envs import make_env
 from distrl.envs.atari_vector import AtariVector
-from distrl.errors import ConfigError
 from distrl.replay import PrioritizedSampler
 
 
@@ -44,12 +42,6 @@ class Apex(ReplayFed):
         if not warmup:
             return None
         return lambda version: annealed_epsilon(final, version, warmup)
-
-    def roles(self) -> list[Role]:
-        if getattr(self.cfg.actor, "vector_env", False) and not self.atari:  # R2D2's actors have no vector_env
-            raise ConfigError(f"actor.vector_env steps Atari games in ale-py's vector env; {self.cfg.env!r} is not "
-                              "Atari: set actor.vector_env=false")
-        return super().roles()
 
     def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> Actor:
         cfg, seed = self.cfg, self.seeds.workers[index]

@@ -287,6 +287,10 @@ def validate(cfg: RunConfig) -> None:
            "inf unless eval_every and eval_episodes are both > 0 (the run stops on a periodic evaluation)")
     if c.architecture in ("apex", "apex-dpg", "dqn", "r2d2"):
         _validate_ray(c.ray)
+    if c.architecture == "apex" and c.actor.vector_env:
+        from distrl.envs import is_atari
+        _check(is_atari(c.env), "actor.vector_env", c.actor.vector_env,
+               f"false: it steps Atari games in ale-py's vector env, and {c.env!r} is not Atari")
     if c.architecture == "r2d2":
         _check(not c.net.factory, "net.factory", c.net.factory,
                "empty: r2d2 builds its own recurrent network (a user's network is not taken yet)")
