@@ -134,3 +134,19 @@ def test_role_room_on_a_joined_cluster_is_one_cpu_each():
         check_room(8, 3, 7, 1, "the Ray cluster")
     with pytest.raises(ConfigError, match="its other roles alone do not fit"):
         check_room(9, 1, 2, 4, "this machine")
+
+
+@pytest.mark.parametrize("missing, said", [
+    ("ray", "distrl: error: --runtime ray needs Ray, a dependency of distrl: pip install 'ray>=2.40'"),
+    ("lz4", "distrl: error: --runtime ray needs the module lz4, a dependency of distrl that this environment lacks"),
+])
+def test_a_missing_module_of_the_ray_runtime_is_named(tmp_path, missing, said):
+    """Only a missing Ray is reported as one; another module the runtime imports (lz4, a dependency an
+    environment made before it was added lacks) is named as itself."""
+    code = (f"import sys; sys.modules[{missing!r}] = None; sys.modules[{missing + '.block'!r}] = None; "
+            "from distrl.cli import main; sys.exit(main(['train', 'apex', '--env', 'CartPole-v1', '--runtime', "
+            f"'ray', '--max-frames', '100', '--quiet', '--run-dir', {str(tmp_path / 'run')!r}]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1].startswith(said)
+    assert "Traceback" not in proc.stderr

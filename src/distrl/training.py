@@ -111,8 +111,12 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         protect_local_ray(cfg.address)
         try:
             from distrl.runtime import ray as runtime
-        except ImportError:
-            raise ConfigError("--runtime ray needs Ray, a dependency of distrl: pip install 'ray>=2.40'") from None
+        except ImportError as exc:  # named: an environment from before a dependency was added lacks it
+            missing = (exc.name or "").partition(".")[0]
+            if missing == "ray":
+                raise ConfigError("--runtime ray needs Ray, a dependency of distrl: pip install 'ray>=2.40'") from None
+            raise ConfigError(f"--runtime ray needs the module {missing or exc}, a dependency of distrl that this "
+                              "environment lacks: reinstall distrl to get its dependencies (pip install -e . in a checkout)") from None
     else:
         from distrl.runtime import inline as runtime
 
