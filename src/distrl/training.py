@@ -98,8 +98,9 @@ def load_run_config(run_dir: Path) -> Any:
 
 def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None,
           chaos: float | None = None, announce: str | None = None, trackers: list[Any] = ()) -> dict:
-    """Run `cfg` to max_frames (or its first periodic evaluation at stop_return or above). `chaos` (seconds, ray only): kill an actor that often, and the replay
-    and the learner or a parameter shard once each (runtime/chaos.py), then report what came back.
+    """Run `cfg` to max_frames, or to its first periodic evaluation at stop_return or above. `chaos`
+    (seconds, ray only): kill an actor that often, and the replay and the learner or a parameter shard
+    once each (runtime/chaos.py), then report what came back.
     `announce` (the preset line) is printed once the env and the run directory passed their checks, so
     a refused run prints only its error. `trackers` hear of every metrics row and evaluation besides the
     config's own (tracking=wandb): a sweep's trial reports to Ray Tune through one."""
