@@ -92,13 +92,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     from distrl.training import load_run_config
 
     live = False if args.quiet else None
+    overrides = dict(args.overrides)
+    if args.stop_return is not None:  # a plain override, for a new run and a resumed one alike
+        overrides["stop_return"] = args.stop_return
     if args.resume:
         saved = load_run_config(Path(args.resume)).architecture
         if args.architecture.rpartition(":")[2] != saved:
             raise DistrlError(f"{args.resume} holds an {saved!r} run, not {args.architecture!r}: "
                               f"use `distrl train {saved} --resume {args.resume}`")
-        overrides = dict(args.overrides)
-        for flag in ("runtime", "address", "actors", "max_frames", "stop_return", "seed", "run_dir"):
+        for flag in ("runtime", "address", "actors", "max_frames", "seed", "run_dir"):
             if getattr(args, flag) is not None:
                 overrides[flag] = getattr(args, flag)
         summary = api.resume(args.resume, overrides=overrides, progress=live, chaos=args.chaos)
@@ -108,9 +110,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         summary = api.train(args.architecture, args.env, max_frames=args.max_frames,
                             seed=0 if args.seed is None else args.seed, runtime=args.runtime or "inline",
                             actors=args.actors, preset=args.preset, run_dir=args.run_dir, overwrite=args.overwrite,
-                            overrides={**dict(args.overrides), **({} if args.stop_return is None else
-                                                                  {"stop_return": args.stop_return})},
-                            address=args.address, progress=live, chaos=args.chaos)
+                            overrides=overrides, address=args.address, progress=live, chaos=args.chaos)
     if summary.get("resumed_from"):
         print(f"resumed from {summary['resumed_from']}")
     _print_summary(summary)

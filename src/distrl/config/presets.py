@@ -195,7 +195,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                             "policy delay (TD3's Polyak 0.005, n=1, sigma 0.1, ReLU 256-256, batch 256 kept), 2 actors "
                             "on Ray with prioritized replay at 32 samples per insert; evaluated every 1,000 updates. "
                             "BENCHMARKS.md (issue 33): at 20 minutes on 2 cores above SB3's TD3 and SAC on "
-                            "HalfCheetah-v5 (seeds 2 and 3), Hopper-v5 (seeds 2 and 3) and Walker2d-v5 (seed 1), "
+                            "HalfCheetah-v5 and Hopper-v5 (seeds 1-3) and Walker2d-v5 (seed 1), "
                             "below both on Ant-v5 (nobody passed standing still); TD3's clipped double-Q cost more "
                             "early than it gave back", {
         **TD3_LEARNER_IN_APEX,
