@@ -58,10 +58,14 @@ TD3_LEARNER_VARIANTS: dict[str, dict] = {
     "tanh-400-300": {"net.activation": "tanh", "net.actor_hidden": (400, 300), "net.critic_hidden": (400, 300),
                      "net.critic_action_layer": 1},
     "single-critic": {"learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1},
+    # apex-dpg-one-critic with SAC's learning rate: Hopper-v5's evaluations swing (BENCHMARKS.md, seed 2)
+    "single-critic-lr-3e-4": {"learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1,
+                              "learner.lr": 3e-4},
     "hard-targets": {"learner.tau": 0.0, "learner.target_update": 100},
 }
 BASES = {"apex-dpg-mujoco": (BASE, VARIANTS), "apex-dpg-td3-learner": (TD3_LEARNER_BASE, TD3_LEARNER_VARIANTS)}
 MARKS_S = (300, 600, 1200)
+MAX_FRAMES = 100_000_000  # 2 actors made 1M frames of Hopper-v5 in 1,042 s on 2026-11-27
 
 
 def setting(value) -> str:
@@ -72,7 +76,7 @@ def command(env: str, seed: int, preset: str, settings: dict, run_dir: Path) -> 
     sets = [x for k, v in {**BASES[preset][0], **settings}.items() for x in ("--set", f"{k}={setting(v)}")]
     return [sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", env, "--preset", preset,
             "--runtime", "ray", "--actors", "2", "--seed", str(seed), "--run-dir", str(run_dir), "--overwrite",
-            "--quiet", *sets]
+            "--quiet", "--max-frames", str(MAX_FRAMES), *sets]  # the clock ends a variant, not the preset's frames
 
 
 def summary(rows: list[dict], budget_s: float) -> dict:
@@ -109,8 +113,11 @@ def main() -> None:
     tag = f"dpg-ablation-{subject}-seed{args.seed}-{args.budget_s:.0f}s"
     out = RESULTS / f"{tag}.jsonl"
     kept = {}
-    if out.exists():  # variants not run this time keep their rows
-        kept = {r["variant"]: r for r in map(json.loads, out.read_text().splitlines()) if "variant" in r}
+    if out.exists():  # variants not run this time keep their rows, each with its own date and machine
+        old = [json.loads(line) for line in out.read_text().splitlines()]
+        earlier = next((r for r in old if "variant" not in r), {})
+        kept = {r["variant"]: {"date": earlier.get("date"), "machine": earlier.get("machine"), **r}
+                for r in old if "variant" in r}
     header = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "base": base,
               "preset": args.preset, "machine": machine_info(),
               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -121,7 +128,8 @@ def main() -> None:
             run_for(command(args.env, args.seed, args.preset, variants[name], run_dir), args.budget_s, log)
         if (run_dir / "metrics.csv").exists():
             rows = [r for r in distrl_rows(run_dir) if r["wall_s"] <= args.budget_s + 1]
-            kept[name] = {"variant": name, "settings": variants[name], **summary(rows, args.budget_s)}
+            kept[name] = {"variant": name, "settings": variants[name], "date": header["date"],
+                          "machine": header["machine"], **summary(rows, args.budget_s)}
         write(out, header, kept)  # after each variant: a stopped sweep keeps what it ran
     cols = [c for c in (f"eval_at_{m}s" for m in MARKS_S) if any(c in r for r in kept.values())]
     print("| " + " | ".join(["variant", *cols, "best", "updates/s", "frames/s"]) + " |")
