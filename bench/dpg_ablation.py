@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from bench.machine import machine_info
-from bench.runs import RESULTS, ROOT, distrl_rows, run_for
+from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, run_for
 
 BASE = {"replay.min_size": 10_000, "replay.samples_per_insert": 64.0, "eval_every": 1000, "eval_episodes": 5,
         "log_every_s": 10.0, "actor.pull_every": 50, "actor.flush_size": 25, "ray.steps_per_call": 50,
@@ -65,7 +65,6 @@ TD3_LEARNER_VARIANTS: dict[str, dict] = {
 }
 BASES = {"apex-dpg-mujoco": (BASE, VARIANTS), "apex-dpg-td3-learner": (TD3_LEARNER_BASE, TD3_LEARNER_VARIANTS)}
 MARKS_S = (300, 600, 1200)
-MAX_FRAMES = 100_000_000  # 2 actors made 1M frames of Hopper-v5 in 1,042 s on 2026-11-27
 
 
 def setting(value) -> str:
@@ -76,7 +75,7 @@ def command(env: str, seed: int, preset: str, settings: dict, run_dir: Path) -> 
     sets = [x for k, v in {**BASES[preset][0], **settings}.items() for x in ("--set", f"{k}={setting(v)}")]
     return [sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", env, "--preset", preset,
             "--runtime", "ray", "--actors", "2", "--seed", str(seed), "--run-dir", str(run_dir), "--overwrite",
-            "--quiet", "--max-frames", str(MAX_FRAMES), *sets]  # the clock ends a variant, not the preset's frames
+            "--quiet", "--max-frames", str(RACE_FRAMES), *sets]  # the clock ends a variant, not the preset's frames
 
 
 def summary(rows: list[dict], budget_s: float) -> dict:

@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # Every bench's results folder (bench/README.md names the files); BENCH_RESULTS=DIR puts them elsewhere,
 # e.g. for trial runs.
 RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results")
+# distrl's frame budget in a race on the clock: the clock ends it, not a preset's frames (2 actors made
+# the Ape-X DPG presets' 1M frames of Hopper-v5 in 1,042 s on 2026-11-27)
+RACE_FRAMES = 100_000_000
 
 
 def run_for(cmd: list[str], budget_s: float, log: Path, grace_s: float = 60.0, append: bool = False,

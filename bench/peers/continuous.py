@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.peers import common as K
-from bench.runs import RESULTS, ROOT, distrl_rows, earlier_results, run_for
+from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, earlier_results, run_for
 
 # distrl's contenders: Ape-X DPG with the preset each names
 DISTRL = {"distrl-apex-dpg": "apex-dpg-small", "distrl-apex-dpg-td3-learner": "apex-dpg-td3-learner",
@@ -51,7 +51,6 @@ DISTRL = {"distrl-apex-dpg": "apex-dpg-small", "distrl-apex-dpg-td3-learner": "a
 PEERS = ("sb3-td3", "sb3-sac")
 CONTENDERS = (*DISTRL, *PEERS)
 EVAL_EPISODES = 5
-MAX_FRAMES = 100_000_000  # 2 actors made 1M frames of Hopper-v5 in 1,042 s on 2026-11-27
 ZOO = "DLR-RM/rl-baselines3-zoo, hyperparams/{algo}.yml at commit d29756c (the MuJoCo section, '&mujoco-defaults')"
 HYPERPARAMS = {
     "sb3-td3": {"source": ZOO.format(algo="td3"),
@@ -149,7 +148,7 @@ def run_distrl(name: str, env: str, seed: int, budget_s: float, log_every_s: flo
     cmd = [sys.executable, "-m", "distrl.cli", "train", "apex-dpg", "--env", env, "--runtime", "ray",
            "--actors", "2", "--seed", str(seed), "--run-dir", str(run_dir), "--overwrite", "--quiet",
            "--preset", preset, "--set", f"log_every_s={log_every_s}",
-           "--max-frames", str(MAX_FRAMES)]  # the clock ends the race, not the preset's 1M frames
+           "--max-frames", str(RACE_FRAMES)]  # the clock ends the race, not the preset's 1M frames
     run_for(cmd, budget_s, log)
     return rows_of_distrl(run_dir)
 
