@@ -50,6 +50,7 @@ VARIANTS: dict[str, dict] = {
 # Hopper-v5 from the other side: apex-dpg-td3-learner (1.36x TD3 on HalfCheetah, 259 on Hopper) with one of
 # its departures from apex-dpg-small (3,111 on Hopper, 351 on HalfCheetah) at a time.
 TD3_LEARNER_BASE = {"eval_every": 1000, "eval_episodes": 5, "log_every_s": 10.0}
+SINGLE_CRITIC = {"learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1}
 TD3_LEARNER_VARIANTS: dict[str, dict] = {
     "td3-learner": {},
     "small-ratio": {"learner.batch_size": 128, "replay.samples_per_insert": 64.0, "inline.actor_steps": 2},
@@ -57,10 +58,9 @@ TD3_LEARNER_VARIANTS: dict[str, dict] = {
     "start-1000": {"replay.min_size": 1000, "actor.random_frames": 0},
     "tanh-400-300": {"net.activation": "tanh", "net.actor_hidden": (400, 300), "net.critic_hidden": (400, 300),
                      "net.critic_action_layer": 1},
-    "single-critic": {"learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1},
+    "single-critic": SINGLE_CRITIC,
     # apex-dpg-one-critic with SAC's learning rate: Hopper-v5's evaluations swing (BENCHMARKS.md, seed 2)
-    "single-critic-lr-3e-4": {"learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1,
-                              "learner.lr": 3e-4},
+    "single-critic-lr-3e-4": {**SINGLE_CRITIC, "learner.lr": 3e-4},
     "hard-targets": {"learner.tau": 0.0, "learner.target_update": 100},
 }
 BASES = {"apex-dpg-mujoco": (BASE, VARIANTS), "apex-dpg-td3-learner": (TD3_LEARNER_BASE, TD3_LEARNER_VARIANTS)}

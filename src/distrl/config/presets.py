@@ -195,8 +195,9 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                             "policy delay (TD3's Polyak 0.005, n=1, sigma 0.1, ReLU 256-256, batch 256 kept), 2 actors "
                             "on Ray with prioritized replay at 32 samples per insert; evaluated every 1,000 updates. "
                             "BENCHMARKS.md (issue 33): at 20 minutes on 2 cores above SB3's TD3 and SAC on "
-                            "HalfCheetah-v5 and Hopper-v5 (seeds 1-3) and Walker2d-v5 (seed 1), "
-                            "below both on Ant-v5 (nobody passed standing still); TD3's clipped double-Q cost more "
+                            "HalfCheetah-v5 (seeds 1-3) and Walker2d-v5 (seed 1); on Hopper-v5 above the seed-1 "
+                            "peers, but below SAC in the one-session race of seed 2 (325, best 2,246, against "
+                            "3,035); below both on Ant-v5 (nobody passed standing still); TD3's clipped double-Q cost more "
                             "early than it gave back", {
         **TD3_LEARNER_IN_APEX,
         "eval_every": 1000,
