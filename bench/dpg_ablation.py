@@ -62,6 +62,10 @@ TD3_LEARNER_VARIANTS: dict[str, dict] = {
     # apex-dpg-one-critic with SAC's learning rate: Hopper-v5's evaluations swing (BENCHMARKS.md, seed 2)
     "single-critic-lr-3e-4": {**SINGLE_CRITIC, "learner.lr": 3e-4},
     "hard-targets": {"learner.tau": 0.0, "learner.target_update": 100},
+    # apex-dpg-one-critic with clipped double Q back (no smoothing, no delay): against Hopper-v5's swings
+    "twin-critics-only": {**SINGLE_CRITIC, "learner.twin_critics": True},
+    # apex-dpg-one-critic with DDPG's slower actor (1e-4 beside the critic's 1e-3): the same aim
+    "actor-lr-1e-4": {**SINGLE_CRITIC, "learner.actor_lr": 1e-4},
 }
 BASES = {"apex-dpg-mujoco": (BASE, VARIANTS), "apex-dpg-td3-learner": (TD3_LEARNER_BASE, TD3_LEARNER_VARIANTS)}
 MARKS_S = (300, 600, 1200)

@@ -7,7 +7,7 @@ budget on this machine, one after another (issue 17).
     bench/peers/.venv/bin/python -m bench.minatar --game Breakout --collect     # rebuild results + figure only
 
 Contenders: distrl-apex (Ray, 2 actors), distrl-a3c (Ray, 2 workers), distrl-ba3c (Ray, 2 workers),
-distrl-gorila (Ray, 2 bundles), each with its MinAtar preset and nothing else set; sb3-dqn and paper-dqn
+distrl-gorila (Ray, 2 bundles), distrl-r2d2 (Ray, 2 actors), each with its MinAtar preset and nothing else set; sb3-dqn and paper-dqn
 (bench/peers/minatar_peers.py). Each runs in its own process group, started on a quiet machine; its
 clock starts when the process starts (Ray start-up counts), and it is stopped at the budget. distrl's
 rows are its own metrics.csv (mean return of the last 100 training episodes, every log interval) and
@@ -32,7 +32,8 @@ import numpy as np
 from bench.machine import machine_info
 from bench.runs import RESULTS, ROOT, distrl_rows, earlier_results, run_for
 
-DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila"}
+DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila",
+          "distrl-r2d2": "r2d2"}
 PEERS = ("sb3-dqn", "paper-dqn")
 CONTENDERS = (*DISTRL, *PEERS)
 # The MinAtar paper's DQN at 5M frames, read off its published learning curves (issue 17).

@@ -33,7 +33,7 @@ def test_learning_start_in_frames():
 
 DEFAULTS = [(arch, env, algo) for env in ("CartPole-v1", "MinAtar/Breakout-v1")
             for arch, algo in (("apex", ""), ("gorila", ""), ("ba3c", ""), ("a3c", ""), ("a3c", "nstep_q"),
-                               ("a3c", "onestep_q"), ("a3c", "sarsa"))] + \
+                               ("a3c", "onestep_q"), ("a3c", "sarsa"), ("r2d2", ""))] + \
            [("apex-dpg", env, "") for env in ("Pendulum-v1", "Hopper-v5", "HalfCheetah-v5", "Walker2d-v5")] + \
            [("a3c", "Pendulum-v1", "")]
 

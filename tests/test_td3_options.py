@@ -72,6 +72,18 @@ def test_twin_critics_bootstrap_from_the_smaller_target_and_both_learn():
     assert alone.step(batch(), np.ones(2, np.float32))[1].tolist() == pytest.approx([0.755, 0.755])
 
 
+def test_actor_lr_moves_the_actor_by_its_own_rate():
+    # Adam's first step is rate * sign(grad). The critic's q = 3.51 at a = 0 is above its target
+    # 1 + 0.5 * 3.51 = 2.755, so k falls by lr 0.1; the actor's bias rises toward 0.7 by actor_lr 0.01.
+    learner = DPGLearner(BiasActor(), ConstCritic(4.0), lr=0.1, actor_lr=0.01)
+    learner.step(batch(), np.ones(2, np.float32))
+    assert learner.critic.k.item() == pytest.approx(3.9)
+    assert learner.actor.bias.item() == pytest.approx(0.01)
+    both = DPGLearner(BiasActor(), ConstCritic(4.0), lr=0.1)  # 0: the actor takes lr
+    both.step(batch(), np.ones(2, np.float32))
+    assert both.actor.bias.item() == pytest.approx(0.1)
+
+
 def test_policy_delay_and_polyak_targets():
     learner = DPGLearner(BiasActor(), ConstCritic(0.0), lr=0.1, tau=0.5, policy_delay=2, target_update=1)
     learner.critic.k.data.fill_(1.0)  # the online critic differs from its target (0), which moves only every 2

@@ -314,6 +314,7 @@ class DPGLearnerConfig:
     n_step: int = ranged(3, ge=1)  # "otherwise as per DQN": Ape-X DQN's n
     gamma: float = ranged(0.99, ge=0, le=1)
     lr: float = ranged(1e-4, gt=0)  # Adam, actor and critic
+    actor_lr: float = ranged(0.0, ge=0, accepted="numbers >= 0 (0: lr)")  # > 0: the actor's own Adam rate (DDPG's 1e-4 beside a critic's 1e-3)
     actor_grad_clip: float = ranged(1.0, ge=0)  # element-wise, on the actor's gradient (0: none, as TD3)
     target_update: int = ranged(100, ge=1)  # batches between target-network copies (when tau is 0)
     # TD3's options (Fujimoto et al. 2018), off in the paper's presets:
