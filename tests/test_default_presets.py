@@ -10,12 +10,12 @@ from distrl.cli import main
 
 @pytest.mark.parametrize("env", ["Hopper-v5", "HalfCheetah-v5", "Walker2d-v5"])
 def test_continuous_control_default_follows_the_actor_count(env):
-    assert C.build_config("apex-dpg", env, overrides={"actors": 2}).preset == "apex-dpg-one-critic"
-    assert C.build_config("apex-dpg", env, overrides={"actors": 31}).preset == "apex-dpg-one-critic"
+    assert C.build_config("apex-dpg", env, overrides={"actors": 2}).preset == "apex-dpg-twin-critics"
+    assert C.build_config("apex-dpg", env, overrides={"actors": 31}).preset == "apex-dpg-twin-critics"
     assert C.build_config("apex-dpg", env, overrides={"actors": 64}).preset == "apex-dpg-mujoco"
     assert C.build_config("apex-dpg", env, overrides={"actors": "32"}).preset == "apex-dpg-mujoco"  # --set actors=32
     small = C.build_config("apex-dpg", env)
-    assert small.preset == "apex-dpg-one-critic" and small.actors == 2
+    assert small.preset == "apex-dpg-twin-critics" and small.actors == 2
     assert C.build_config("apex-dpg", "Pendulum-v1", overrides={"actors": 64}).preset == "apex-dpg-pendulum"
     assert C.build_config("apex-dpg", env, "apex-dpg-mujoco", {"actors": 2}).preset == "apex-dpg-mujoco"  # named wins
 
@@ -49,7 +49,7 @@ def test_every_non_atari_default_learns_within_the_first_tenth_of_its_run(arch, 
 
 def test_first_line_says_which_preset_and_why(capsys, tmp_path):
     assert C.describe_preset(C.build_config("apex-dpg", "Hopper-v5", overrides={"actors": 2}), named=False,
-                             actors=2) == ("preset apex-dpg-one-critic: 2 actors; the paper's values are apex-dpg-mujoco "
+                             actors=2) == ("preset apex-dpg-twin-critics: 2 actors; the paper's values are apex-dpg-mujoco "
                                            "(chosen from 32 actors, or with --preset apex-dpg-mujoco)")
     assert C.describe_preset(C.build_config("apex-dpg", "Hopper-v5", overrides={"actors": 64}), named=False,
                              actors=64) == "preset apex-dpg-mujoco: 64 actors: the paper's values"
@@ -92,3 +92,8 @@ def test_the_one_critic_preset_is_the_td3_learner_preset_less_its_clipped_double
     assert (one.learner.twin_critics, one.learner.target_noise, one.learner.policy_delay) == (False, 0.0, 1)
     assert (one.learner.tau, one.learner.n_step, one.learner.batch_size, one.actor.sigma) == (0.005, 1, 256, 0.1)
     assert one.replay == td3.replay and one.net == td3.net and one.eval_every == 1000
+    # the default: the one-critic preset with TD3's clipped double Q back, nothing else changed
+    twin = C.build_config("apex-dpg", "Pendulum-v1", preset="apex-dpg-twin-critics")
+    assert (twin.learner.twin_critics, twin.learner.target_noise, twin.learner.policy_delay) == (True, 0.0, 1)
+    assert twin.replay == one.replay and twin.net == one.net and twin.actor == one.actor
+    assert twin.eval_every == 1000 and twin.learner.tau == 0.005 and twin.learner.lr == one.learner.lr

@@ -18,6 +18,8 @@ Contenders:
 - distrl-apex-dpg-td3-learner: the same with `--preset apex-dpg-td3-learner` (TD3's learner inside Ape-X).
 - distrl-apex-dpg-one-critic: the same with `--preset apex-dpg-one-critic` (that learner with one critic; the
   default below 32 actors since 2026-11-27).
+- distrl-apex-dpg-twin-critics: the same with `--preset apex-dpg-twin-critics` (one-critic's learner with TD3's
+  twin critics back).
 - sb3-td3, sb3-sac: rl-baselines3-zoo's MuJoCo values for the task (HYPERPARAMS below, with the commit they
   are read from), one process each. Their clock leaves their evaluations out: SB3 trains synchronously,
   so training pauses while the deterministic policy plays.
@@ -47,7 +49,7 @@ from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, earlier_results,
 
 # distrl's contenders: Ape-X DPG with the preset each names
 DISTRL = {"distrl-apex-dpg": "apex-dpg-small", "distrl-apex-dpg-td3-learner": "apex-dpg-td3-learner",
-          "distrl-apex-dpg-one-critic": "apex-dpg-one-critic"}
+          "distrl-apex-dpg-one-critic": "apex-dpg-one-critic", "distrl-apex-dpg-twin-critics": "apex-dpg-twin-critics"}
 PEERS = ("sb3-td3", "sb3-sac")
 CONTENDERS = (*DISTRL, *PEERS)
 EVAL_EPISODES = 5

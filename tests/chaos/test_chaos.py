@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("ray")
 
 from distrl import config as C  # noqa: E402
+from distrl.envs.partial import CARTPOLE_NO_VELOCITY  # noqa: E402
 from distrl.training import train  # noqa: E402
 
 # architecture: env, overrides, undisturbed threshold (the acceptance tests'), margin, chaos period (s).
@@ -36,11 +37,13 @@ CASES = {
     "a3c": ("CartPole-v1", {"max_frames": 200_000, "ps.store": "sharded", "ps.shards": 2}, 400, 100, 20),
     "ba3c": ("CartPole-v1", {"max_frames": 200_000}, 400, 100, 12),
     "apex-dpg": ("Pendulum-v1", {"max_frames": 60_000}, -300, 150, 15),
+    # R2D2's greedy return on the velocity-free CartPole swings as DQN's does (tests/test_r2d2_learning.py)
+    "r2d2": (CARTPOLE_NO_VELOCITY, {"eval_every": 1000}, 400, 100, 20),
 }
-BEST_EVALUATION = {"gorila", "apex"}
-HAS_REPLAY_SERVER = {"apex", "apex-dpg"}  # Gorila's bundles hold their replay: a bundle kill loses it
+BEST_EVALUATION = {"gorila", "apex", "r2d2"}
+HAS_REPLAY_SERVER = {"apex", "apex-dpg", "r2d2"}  # Gorila's bundles hold their replay: a bundle kill loses it
 ACTOR_RESTARTS = {"apex": "actor_restarts", "apex-dpg": "actor_restarts", "gorila": "bundle_restarts",
-                  "a3c": "worker_restarts", "ba3c": "worker_restarts"}
+                  "a3c": "worker_restarts", "ba3c": "worker_restarts", "r2d2": "actor_restarts"}
 
 
 # The three longest cases (7-12 min each on 2 cores) run in `make test-all` and `make test-chaos`,

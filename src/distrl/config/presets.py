@@ -190,34 +190,49 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                              "evaluated every 2,500 updates", {
         **TD3_LEARNER_IN_APEX,
     }),
-    "apex-dpg-one-critic": ("apex-dpg", "distrl: the default below 32 actors on MuJoCo-class tasks. "
+    "apex-dpg-one-critic": ("apex-dpg", "distrl: the default below 32 actors from 2026-11-27 until "
+                            "apex-dpg-twin-critics. "
                             "apex-dpg-td3-learner with one critic, no target smoothing and no "
                             "policy delay (TD3's Polyak 0.005, n=1, sigma 0.1, ReLU 256-256, batch 256 kept), 2 actors "
                             "on Ray with prioritized replay at 32 samples per insert; evaluated every 1,000 updates. "
                             "BENCHMARKS.md (issue 33): at 20 minutes on 2 cores above SB3's TD3 and SAC on "
                             "HalfCheetah-v5 (seeds 1-3) and Walker2d-v5 (seed 1); on Hopper-v5 above the seed-1 "
                             "peers, but below SAC in the one-session race of seed 2 (325, best 2,246, against "
-                            "3,035); below both on Ant-v5 (nobody passed standing still); TD3's clipped double-Q cost more "
-                            "early than it gave back", {
+                            "3,035); below both on Ant-v5 (nobody passed standing still)", {
         **TD3_LEARNER_IN_APEX,
         "eval_every": 1000,
         "learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1,
+    }),
+    "apex-dpg-twin-critics": ("apex-dpg", "distrl: the default below 32 actors on MuJoCo-class tasks. "
+                              "apex-dpg-one-critic with TD3's twin critics back (clipped "
+                              "double Q; still no target smoothing and no policy delay), 2 actors on Ray with "
+                              "prioritized replay at 32 samples per insert, evaluated every 1,000 updates. "
+                              "BENCHMARKS.md (issue 33), seed 2 in one session: Hopper-v5 3,343 at 20 minutes "
+                              "against SAC's 3,035 (apex-dpg-one-critic: 325), HalfCheetah-v5 7,645 against TD3's "
+                              "5,977 (apex-dpg-one-critic: 10,872); seed 3, Hopper-v5: 3,298 (apex-dpg-one-critic, on a "
+                              "slower day's machine: 1,389). The second critic costs about 15% of the learner's "
+                              "updates/s; Hopper's evaluations still swing (seed 3: 248-2,788 in minutes 8-16)", {
+        **TD3_LEARNER_IN_APEX,
+        "eval_every": 1000,
+        "learner.target_noise": 0.0, "learner.policy_delay": 1,
     }),
     "r2d2-atari": ("r2d2", "Kapturowski et al. 2019, table 2 (the defaults): trace 80 after a burn-in of 40, "
                    "sequences every 80 steps, n=5, gamma 0.997, value rescaling (eps 1e-3) without reward clipping, "
                    "Adam 1e-4 eps 1e-3, targets every 2,500 updates, priorities 0.9 max + 0.1 mean with exponent "
                    "0.9, importance sampling 0.6, batch 64, LSTM 512, 256 actors in the paper", {}),
     "r2d2-cartpole": ("r2d2", "distrl: small-run values for CartPole-v1 and distrl/CartPoleNoVelocity-v1 with 2 "
-                      "actors, not yet tuned (issue 36): inline, seed 1, on the velocity-free CartPole, greedy 280 "
-                      "after 20,000 frames and 179 after 40,000 (training return 239). Trace 20 after a burn-in of 10, n=3, gamma "
-                      "0.99, Adam 1e-3, batch 32 sequences, 64 sampled per sequence inserted (each step learned "
-                      "from about 64 times), targets every 200 updates, "
-                      "LSTM 64 on a 64-unit MLP, replay 20k sequences from 100", {
-        "actors": 2, "max_frames": 100_000, "log_every_s": 2.0, "checkpoint_every": 1000, "eval_episodes": 10,
+                      "actors: trace 20 after a burn-in of 10, n=3, gamma 0.99, Adam 3e-4, batch 32 sequences, 64 "
+                      "sampled per sequence inserted (each step learned from about 64 times), targets every 500 "
+                      "updates, LSTM 64 on a 64-unit MLP, replay 20k sequences from 100; 200k frames. Inline, seed "
+                      "1, on the velocity-free CartPole, greedy every 500 updates over the run's second half: mean "
+                      "397, 10 of 17 at 400 or more (it swings as DQN's does on CartPole); Adam 1e-3 with targets "
+                      "every 200 updates gave 374 and 9 of 16", {
+        "actors": 2, "max_frames": 200_000, "log_every_s": 2.0, "checkpoint_every": 1000, "eval_episodes": 10,
+        "eval_every": 500,
         "actor.flush_size": 2, "actor.pull_every": 100,
         "replay.capacity": 20_000, "replay.min_size": 100, "replay.compress": False, "replay.samples_per_insert": 64.0,
         "learner.batch_size": 32, "learner.burn_in": 10, "learner.trace": 20, "learner.n_step": 3,
-        "learner.gamma": 0.99, "learner.lr": 1e-3, "learner.target_update": 200,
+        "learner.gamma": 0.99, "learner.lr": 3e-4, "learner.target_update": 500,
         "net.lstm_units": 64, "net.hidden": (64,), "inline.actor_steps": 20,
         "ray.steps_per_call": 50, "ray.publish_every": 4,
     }),
@@ -357,8 +372,8 @@ def _by_env(architecture: str, env_id: str, algo: str, actors: int | None) -> tu
             return "apex-dpg-pendulum", "the default for Pendulum"
         if actors is not None and actors >= PAPER_SCALE_ACTORS:
             return "apex-dpg-mujoco", f"{actors} actors: the paper's values"
-        n = PRESETS["apex-dpg-one-critic"][2]["actors"] if actors is None else actors
-        return "apex-dpg-one-critic", (f"{n} actors; the paper's values are apex-dpg-mujoco (chosen from "
+        n = PRESETS["apex-dpg-twin-critics"][2]["actors"] if actors is None else actors
+        return "apex-dpg-twin-critics", (f"{n} actors; the paper's values are apex-dpg-mujoco (chosen from "
                                        f"{PAPER_SCALE_ACTORS} actors, or with --preset apex-dpg-mujoco)")
     if is_atari(env_id):
         return f"{architecture}-atari", "the paper's values, the default for Atari ids"
