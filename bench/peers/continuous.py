@@ -17,9 +17,9 @@ Contenders:
   learner, so they share the cores and count on its clock).
 - distrl-apex-dpg-td3-learner: the same with `--preset apex-dpg-td3-learner` (TD3's learner inside Ape-X).
 - distrl-apex-dpg-one-critic: the same with `--preset apex-dpg-one-critic` (that learner with one critic; the
-  default below 32 actors since 2026-11-27).
+  default below 32 actors for a day, 2026-11-27).
 - distrl-apex-dpg-twin-critics: the same with `--preset apex-dpg-twin-critics` (one-critic's learner with TD3's
-  twin critics back).
+  twin critics back; the default below 32 actors since the evening of 2026-11-27).
 - sb3-td3, sb3-sac: rl-baselines3-zoo's MuJoCo values for the task (HYPERPARAMS below, with the commit they
   are read from), one process each. Their clock leaves their evaluations out: SB3 trains synchronously,
   so training pauses while the deterministic policy plays.

@@ -102,8 +102,8 @@ class ApexDPG(ReplayFed):
         le = self.cfg.learner
         actor, critic = self._actor_critic()  # a second critic is drawn after them, from the same seed
         critic2 = self._second_critic() if le.twin_critics else None
-        return DPGLearner(actor, critic, lr=le.lr, actor_lr=le.actor_lr, target_update=le.target_update, actor_grad_clip=le.actor_grad_clip,
-                          tau=le.tau, critic2=critic2, target_noise=le.target_noise,
+        return DPGLearner(actor, critic, lr=le.lr, actor_lr=le.actor_lr, target_update=le.target_update,
+                          actor_grad_clip=le.actor_grad_clip, tau=le.tau, critic2=critic2, target_noise=le.target_noise,
                           target_noise_clip=le.target_noise_clip, policy_delay=le.policy_delay,
                           low=self.low, high=self.high, seed=self.seeds["target_noise"], device=device,
                           fused=le.fused_adam)

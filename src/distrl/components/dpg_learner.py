@@ -23,8 +23,8 @@ class DPGLearner:
     sampling bias, while the actor's loss is a mean over states, not a regression on transitions."""
 
     def __init__(self, actor: nn.Module, critic: nn.Module, *, lr: float = 1e-4, actor_lr: float = 0.0,
-                 target_update: int = 100,
-                 actor_grad_clip: float = 1.0, tau: float = 0.0, critic2: nn.Module | None = None,
+                 target_update: int = 100, actor_grad_clip: float = 1.0, tau: float = 0.0,
+                 critic2: nn.Module | None = None,
                  target_noise: float = 0.0, target_noise_clip: float = 0.5, policy_delay: int = 1,
                  low: Sequence[float] | None = None, high: Sequence[float] | None = None, seed: int = 0,
                  device: str = "cpu", fused: bool = False):
@@ -34,8 +34,9 @@ class DPGLearner:
         the target action (needs the action bounds `low`, `high`); the actor and the targets move once
         every `policy_delay` critic updates. `fused` takes torch's fused Adam kernel (the same rule, fewer
         kernel calls: bench/dpg_learner_step.py). `actor_lr` > 0 gives the actor its own Adam rate, as
-        DDPG's 1e-4 beside the critic's 1e-3 (0: `lr` for both, the paper's). An actor with an ObsNorm (`obs_norm`) gets its statistics updated
-        from each sampled batch's observations, and every network here shares that one ObsNorm."""
+        DDPG's 1e-4 beside the critic's 1e-3 (0: `lr` for both, the paper's). An actor with an ObsNorm
+        (`obs_norm`) gets its statistics updated from each sampled batch's observations, and every network
+        here shares that one ObsNorm."""
         if target_noise > 0 and (low is None or high is None):
             raise ValueError("target_noise needs the action bounds low and high")
         self.device = torch.device(device)
