@@ -15,24 +15,17 @@ a table; asserts nothing."""
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import time
 from pathlib import Path
 
 from bench.machine import machine_info
-from bench.runs import RESULTS, ROOT, run_for
+from bench.runs import RESULTS, ROOT, evaluations, run_for
 from distrl import config as C
 from distrl.envs.partial import CARTPOLE_NO_VELOCITY
 
 PRESETS = {"r2d2": "r2d2-cartpole", "apex": "apex-cartpole"}
-
-
-def evaluations(run_dir: Path) -> list[dict]:
-    with open(run_dir / "evaluations.csv", newline="") as f:
-        return [{"wall_s": float(r["wall_s"]), "updates": int(r["updates"]), "eval_mean": float(r["eval_return_mean"])}
-                for r in csv.DictReader(f)]
 
 
 def summary(name: str, frames: int, evals: list[dict], wall_s: float) -> dict:

@@ -49,10 +49,7 @@ def distrl_rows(run_dir: Path) -> list[dict]:
     """metrics.csv rows, each with the latest greedy evaluation finished since the previous row."""
     with open(run_dir / "metrics.csv", newline="") as f:
         metrics = list(csv.DictReader(f))
-    evals = []
-    if (run_dir / "evaluations.csv").exists():
-        with open(run_dir / "evaluations.csv", newline="") as f:
-            evals = [(float(e["wall_s"]), float(e["eval_return_mean"])) for e in csv.DictReader(f)]
+    evals = [(e["wall_s"], e["eval_mean"]) for e in evaluations(run_dir)]
     rows, previous = [], 0.0
     for m in metrics:
         wall = float(m["wall_s"])
@@ -63,6 +60,15 @@ def distrl_rows(run_dir: Path) -> list[dict]:
                      "eval_mean": done[-1] if done else None})
         previous = wall
     return rows
+
+
+def evaluations(run_dir: Path) -> list[dict]:
+    """evaluations.csv's rows (none before the first): wall_s, updates and the greedy mean, eval_mean."""
+    if not (run_dir / "evaluations.csv").exists():
+        return []
+    with open(run_dir / "evaluations.csv", newline="") as f:
+        return [{"wall_s": float(e["wall_s"]), "updates": int(float(e["updates"])),
+                 "eval_mean": float(e["eval_return_mean"])} for e in csv.DictReader(f)]
 
 
 def number(text: str) -> float | None:

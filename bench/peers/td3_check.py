@@ -30,7 +30,7 @@ import numpy as np
 
 from bench.peers import common as K
 from bench.peers.continuous import EVAL_EPISODES, HYPERPARAMS, peer_rows
-from bench.runs import RESULTS, ROOT, run_for
+from bench.runs import RESULTS, ROOT, evaluations, run_for
 
 CONTENDERS = ("distrl-td3-values", "sb3-td3")
 EVAL_EVERY = 5000
@@ -54,10 +54,7 @@ def distrl_evaluations(run_dir: Path) -> list[dict]:
         return []
     with open(run_dir / "metrics.csv", newline="") as f:
         metrics = [(float(m["updates"]), float(m["frames"])) for m in csv.DictReader(f)]
-    evals = []
-    if (run_dir / "evaluations.csv").exists():
-        with open(run_dir / "evaluations.csv", newline="") as f:
-            evals = [(float(e["updates"]), float(e["eval_return_mean"])) for e in csv.DictReader(f)]
+    evals = [(e["updates"], e["eval_mean"]) for e in evaluations(run_dir)]
     updates, frames = np.array(metrics).T
     out = [{"frames": int(np.interp(u, updates, frames)), "eval_mean": mean} for u, mean in evals]
     summary = json.loads((run_dir / "summary.json").read_text()) if (run_dir / "summary.json").exists() else {}

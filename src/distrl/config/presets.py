@@ -236,24 +236,6 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "net.lstm_units": 64, "net.hidden": (64,), "inline.actor_steps": 20,
         "ray.steps_per_call": 50, "ray.publish_every": 4,
     }),
-    "r2d2-minatar": ("r2d2", "distrl: R2D2 on MinAtar with 2 actors x 4 envs (Ray), from apex-minatar where the two "
-                     "share a value (replay of 100k steps from 5,000, gamma 0.99, per-env epsilons base^(1+7i/7) "
-                     "over the 8 envs with base 0.1, targets every 500 updates, gradient-norm clip 10); the "
-                     "paper's rule scaled to MinAtar's short episodes: trace 40 after a burn-in of 20, a sequence "
-                     "every 40 steps, n=5, value rescaling, LSTM 128 on the MinAtar network's 128 units; distrl: "
-                     "Adam 2.5e-4 with eps 1e-8 (apex-minatar's; with the paper's eps 1e-3 a 15-minute Breakout "
-                     "run on Ray ended at a training return of 3.0, and inline at 190k frames eps 1e-8 had 3.6 "
-                     "where 1e-3 had 0.6), batch 32 sequences, 16 sampled per sequence inserted", {
-        # 1.5M frames: more than 15 minutes on 2 cores
-        "actors": 2, "max_frames": 1_500_000, "log_every_s": 10.0, "checkpoint_every": 2000,
-        "eval_every": 1000, "eval_episodes": 10,
-        "actor.envs_per_actor": 4, "actor.epsilon_base": 0.1, "actor.pull_every": 400, "actor.flush_size": 4,
-        "replay.capacity": 2_500, "replay.min_size": 125, "replay.compress": False, "replay.samples_per_insert": 16.0,
-        "learner.batch_size": 32, "learner.burn_in": 20, "learner.trace": 40, "learner.n_step": 5,
-        "learner.gamma": 0.99, "learner.lr": 2.5e-4, "learner.adam_eps": 1e-8, "learner.target_update": 500,
-        "learner.grad_clip": 10.0, "net.lstm_units": 128, "inline.actor_steps": 20,  # 2 batches of 32 per inline round (8 envs x 20 steps)
-        "ray.steps_per_call": 100, "ray.publish_every": 10,
-    }),
     "ba3c-atari": ("ba3c", "Adamski et al. 2018, table 1 (the defaults): 64 workers, n_sim 10, bs 32, 4 parameter "
                    "servers, Adam lr 1e-3 eps 1e-8 betas 0.8/0.75, sync with 90% of the workers, 128-unit layer", {}),
     "ba3c-cartpole": ("ba3c", "distrl: BA3C values for CartPole-v1 with 2 workers (rewards / 10 and lr 2e-3: "
@@ -283,6 +265,25 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "learner.grad_clip": 10.0, "learner.target_update": 500,
         "inline.actor_steps": 4,  # 8 samples per insert: 2 batches of 128 per inline round
         "replay.samples_per_insert": 8.0, "ray.steps_per_call": 100, "ray.publish_every": 10,
+    }),
+    "r2d2-minatar": ("r2d2", "distrl: R2D2 on MinAtar with 2 actors x 4 envs (Ray), from apex-minatar where the two "
+                     "share a value (replay of 100k steps from 5,000, gamma 0.99, per-env epsilons base^(1+7i/7) "
+                     "over the 8 envs with base 0.1, targets every 500 updates, gradient-norm clip 10); the "
+                     "paper's rule scaled to MinAtar's short episodes: trace 40 after a burn-in of 20, a sequence "
+                     "every 40 steps, n=5, value rescaling, LSTM 128 on the MinAtar network's 128 units; distrl: "
+                     "Adam 2.5e-4 with eps 1e-8 (apex-minatar's; with the paper's eps 1e-3 a 15-minute Breakout "
+                     "run on Ray ended at a training return of 3.0, and inline at 190k frames eps 1e-8 had 3.6 "
+                     "where 1e-3 had 0.6), batch 32 sequences, 16 sampled per sequence inserted", {
+        # 1.5M frames: more than 15 minutes on 2 cores
+        "actors": 2, "max_frames": 1_500_000, "log_every_s": 10.0, "checkpoint_every": 2000,
+        "eval_every": 1000, "eval_episodes": 10,
+        "actor.envs_per_actor": 4, "actor.epsilon_base": 0.1, "actor.pull_every": 400, "actor.flush_size": 4,
+        "replay.capacity": 2_500, "replay.min_size": 125, "replay.compress": False, "replay.samples_per_insert": 16.0,
+        "learner.batch_size": 32, "learner.burn_in": 20, "learner.trace": 40, "learner.n_step": 5,
+        "learner.gamma": 0.99, "learner.lr": 2.5e-4, "learner.adam_eps": 1e-8, "learner.target_update": 500,
+        "learner.grad_clip": 10.0, "net.lstm_units": 128,
+        "inline.actor_steps": 20,  # 2 batches of 32 per inline round (8 envs x 20 steps)
+        "ray.steps_per_call": 100, "ray.publish_every": 10,
     }),
     "gorila-minatar": ("gorila", "Gorila on MinAtar with 2 bundles: the MinAtar paper's DQN where it fits (replay "
                        "100k per bundle, replay start 5,000, gamma 0.99, Huber loss, epsilon annealed over 100k "
