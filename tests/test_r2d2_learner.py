@@ -25,9 +25,9 @@ def batch(b=3, burn=2, trace=3, obs_dim=4, units=8, seed=0):
             "state_c": rng.normal(size=(b, units)).astype(np.float32)}
 
 
-def learner(burn=2, trace=3):
+def learner(burn=2, trace=3, bf16=False):
     torch.manual_seed(0)
-    cfg = R2D2LearnerConfig(batch_size=3, burn_in=burn, trace=trace, n_step=2, target_update=2)
+    cfg = R2D2LearnerConfig(batch_size=3, burn_in=burn, trace=trace, n_step=2, target_update=2, bf16=bf16)
     return R2D2Learner(RecurrentQNetwork((4,), 2, lstm_units=8), cfg)
 
 
@@ -69,3 +69,15 @@ def test_target_copies_and_counters():
     assert all(torch.equal(a, b) for a, b in zip(lrn.online.state_dict().values(), lrn.target.state_dict().values()))
     assert lrn.counters() == {"updates": 2, "samples": 6}
     assert lrn.optimizer.defaults["eps"] == 1e-3 and lrn.optimizer.defaults["lr"] == 1e-4  # the paper's Adam
+
+
+def test_bf16_runs_the_torso_and_lstm_in_bfloat16_and_keeps_q_and_the_loss_float32():
+    data, weights = batch(), np.ones(3, np.float32)
+    loss32, td32, q32, _ = learner()._sequence_loss(data, weights)
+    half = learner(bf16=True)
+    loss16, td16, q16, _ = half._sequence_loss(data, weights)
+    assert q16.dtype == td16.dtype == loss16.dtype == torch.float32
+    assert not torch.equal(q16, q32)  # bfloat16 arithmetic: 8 bits of mantissa
+    assert torch.allclose(q16, q32, atol=0.03) and torch.allclose(loss16, loss32, rtol=0.05)
+    _, priorities = half.step(data, weights)
+    assert all(p.dtype == torch.float32 for p in half.online.parameters()) and np.all(np.isfinite(priorities))

@@ -47,3 +47,27 @@ def test_burn_in_keeps_the_stored_state_over_padding_and_takes_no_gradient():
     assert not h.requires_grad and not c.requires_grad
     none = net.burn_in(obs, actions, rewards, start, torch.zeros(3, 2, dtype=torch.bool))
     assert torch.equal(none[0], start[0]) and torch.equal(none[1], start[1])
+
+
+def test_burn_in_groups_columns_by_span_as_a_step_by_step_unroll_would():
+    torch.manual_seed(3)
+    net = RecurrentQNetwork((3,), 2, lstm_units=8)
+    steps, cols = 4, 6
+    obs, actions, rewards = torch.randn(steps, cols, 3), torch.randint(0, 2, (steps, cols)), torch.randn(steps, cols)
+    start = (torch.randn(1, cols, 8), torch.randn(1, cols, 8))
+    before = (start[0].clone(), start[1].clone())
+    # columns: all real, 2 leading padding steps (twice), all padding, 1 trailing, 3 leading
+    mask = torch.tensor([[1, 0, 0, 0, 1, 0], [1, 0, 0, 0, 1, 0], [1, 1, 1, 0, 1, 0], [1, 1, 1, 0, 0, 1]]).bool()
+    h, c = net.burn_in(obs, actions, rewards, start, mask)
+    h_ref, c_ref = start
+    for t in range(steps):  # one step at a time, a masked step leaving the state as it was
+        _, (h_new, c_new) = net(obs[t:t + 1], actions[t:t + 1], rewards[t:t + 1], (h_ref, c_ref))
+        keep = mask[t].view(1, -1, 1)
+        h_ref, c_ref = torch.where(keep, h_new, h_ref), torch.where(keep, c_new, c_ref)
+    assert torch.allclose(h, h_ref, atol=1e-6) and torch.allclose(c, c_ref, atol=1e-6)
+    assert torch.equal(h[:, 3], start[0][:, 3])  # all padding: the stored state itself
+    assert torch.equal(start[0], before[0]) and torch.equal(start[1], before[1])  # the stored state is not written to
+    gap = mask.clone()
+    gap[1, 0] = False  # a hole inside a column's real steps: no sequence the adder writes has one
+    with pytest.raises(ValueError, match="contiguous"):
+        net.burn_in(obs, actions, rewards, start, gap)

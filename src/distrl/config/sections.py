@@ -367,6 +367,7 @@ class R2D2LearnerConfig:
     target_update: int = ranged(2500, ge=1)  # updates between target-network copies
     rescale_eps: float = ranged(1e-3, gt=0)  # h(x) = sign(x)(sqrt(|x| + 1) - 1) + eps x
     priority_eta: float = ranged(0.9, ge=0, le=1)  # eta max |delta| + (1 - eta) mean |delta| per sequence
+    bf16: bool = False  # bfloat16 autocast in the torso and the LSTM (the head, targets and loss stay float32); distrl's, for CPUs with bf16 units
     prefetch: int = ranged(16, ge=0)
     prefetch_threads: int = ranged(1, ge=1)
 

@@ -52,20 +52,35 @@ class RecurrentQNetwork(nn.Module):
         if state is None:
             state = self.initial_state(obs.shape[1])
         out, state = self.lstm(self.embed(obs, prev_action, prev_reward), state)
-        return self.head(out), state
+        with torch.autocast(out.device.type, enabled=False):  # Q-values in float32 under a bf16 autocast
+            return self.head(out.float()), state
 
     def burn_in(self, obs: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor,
                 state: LSTMState, mask: torch.Tensor) -> LSTMState:
         """The state after the burn-in steps, without gradients: a step whose mask is False (the padding
         before an episode's first sequence) leaves the state as it was, so such a sequence starts its
-        trace from its stored (initial) state exactly."""
-        if obs.shape[0] == 0:
+        trace from its stored (initial) state exactly.
+
+        A column's real steps are contiguous (the sequence adder pads only before an episode's start and
+        after its end), so each set of columns with the same real span is unrolled in one LSTM call: a
+        step-by-step loop made 20 calls of one step each, 4x the cost of one 20-step call on a CPU."""
+        steps = obs.shape[0]
+        if steps == 0:
             return state
         with torch.no_grad():
             x = self.embed(obs, prev_action, prev_reward)
-            h, c = state
-            for t in range(x.shape[0]):
-                _, (h_new, c_new) = self.lstm(x[t:t + 1], (h, c))
-                keep = mask[t].view(1, -1, 1)
-                h, c = torch.where(keep, h_new, h), torch.where(keep, c_new, c)
+            if bool(mask.all()):
+                return self.lstm(x, state)[1]
+            count = mask.sum(dim=0)
+            first = mask.int().argmax(dim=0)
+            t = torch.arange(steps, device=mask.device).unsqueeze(1)
+            if not torch.equal(mask, (t >= first) & (t < first + count)):
+                raise ValueError("a burn-in mask must mark one contiguous span of steps per sequence, as "
+                                 "the sequence adder writes them")
+            h, c = (s.clone() for s in state)
+            spans = torch.stack([first, count], dim=1)
+            for start, length in torch.unique(spans[count > 0], dim=0).tolist():
+                cols = ((first == start) & (count == length)).nonzero().squeeze(1)
+                _, (h_cols, c_cols) = self.lstm(x[start:start + length, cols], (h[:, cols], c[:, cols]))
+                h[:, cols], c[:, cols] = h_cols.to(h.dtype), c_cols.to(c.dtype)
         return h, c
