@@ -66,6 +66,9 @@ TD3_LEARNER_VARIANTS: dict[str, dict] = {
     "twin-critics-only": {**SINGLE_CRITIC, "learner.twin_critics": True},
     # apex-dpg-one-critic with DDPG's slower actor (1e-4 beside the critic's 1e-3): the same aim
     "actor-lr-1e-4": {**SINGLE_CRITIC, "learner.actor_lr": 1e-4},
+    # apex-dpg-twin-critics with its hidden layers in bfloat16 (1.9x the learner's float32 updates/s on a CPU
+    # with bf16 units, bench/dpg_learner_step.py): does it learn per update as float32 does?
+    "twin-critics-bf16": {**SINGLE_CRITIC, "learner.twin_critics": True, "learner.bf16": True},
 }
 BASES = {"apex-dpg-mujoco": (BASE, VARIANTS), "apex-dpg-td3-learner": (TD3_LEARNER_BASE, TD3_LEARNER_VARIANTS)}
 MARKS_S = (300, 600, 1200)

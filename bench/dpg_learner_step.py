@@ -26,16 +26,17 @@ OBS, ACT = 17, 6
 
 
 def distrl_case(batch: int, hidden: tuple[int, int], activation: str, twin: bool, delay: int, tau: float,
-                fused: bool = False):
+                fused: bool = False, smoothing: bool | None = None, bf16: bool = False):
     torch.manual_seed(0)
     low, high = [-1.0] * ACT, [1.0] * ACT
     actor = DPGActor(OBS, ACT, low, high, hidden=hidden, activation=activation)
 
     def critic():
         return DPGCritic(OBS, ACT, hidden=hidden, activation=activation, action_layer=0)
+    smoothing = twin if smoothing is None else smoothing
     learner = DPGLearner(actor, critic(), lr=1e-3, critic2=critic() if twin else None, tau=tau,
-                         target_noise=0.2 if twin else 0.0, policy_delay=delay, low=low, high=high,
-                         actor_grad_clip=0.0 if twin else 1.0, fused=fused)
+                         target_noise=0.2 if smoothing else 0.0, policy_delay=delay, low=low, high=high,
+                         actor_grad_clip=0.0 if twin else 1.0, fused=fused, bf16=bf16)
     rng = np.random.default_rng(0)
     batches = [{"obs": rng.standard_normal((batch, OBS), dtype=np.float32),
                 "next_obs": rng.standard_normal((batch, OBS), dtype=np.float32),
@@ -76,6 +77,10 @@ CASES = {
     "distrl-relu-256": (256, lambda: distrl_case(256, (400, 300), "relu", False, 1, 0.0)),
     "distrl-relu-128": (128, lambda: distrl_case(128, (400, 300), "relu", False, 1, 0.0)),
     "distrl-relu-256-256x256": (256, lambda: distrl_case(256, (256, 256), "relu", False, 1, 0.0)),
+    # apex-dpg-twin-critics' learner (twin critics, no smoothing, no delay, Polyak), float32 and learner.bf16
+    "distrl-twin-critics": (256, lambda: distrl_case(256, (256, 256), "relu", True, 1, 0.005, True, False)),
+    "distrl-twin-critics-bf16": (256, lambda: distrl_case(256, (256, 256), "relu", True, 1, 0.005, True, False,
+                                                          bf16=True)),
 }
 
 

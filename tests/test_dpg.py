@@ -133,10 +133,10 @@ def test_critic_shape_and_default_widths():
         (3, 400), (402, 300), (300, 1)]
 
 
-def small_learner(seed: int, target_update: int = 3, lr: float = 1e-2) -> DPGLearner:
+def small_learner(seed: int, target_update: int = 3, lr: float = 1e-2, bf16: bool = False) -> DPGLearner:
     torch.manual_seed(seed)
     return DPGLearner(DPGActor(3, 2, [-1.0, -2.0], [1.0, 2.0], hidden=(8, 6)), DPGCritic(3, 2, hidden=(10, 7)),
-                      lr=lr, target_update=target_update)
+                      lr=lr, target_update=target_update, bf16=bf16)
 
 
 def random_batch(rng: np.random.Generator, size: int = 5) -> dict[str, np.ndarray]:
@@ -237,3 +237,19 @@ def test_state_dict_round_trip_with_weights_only(tmp_path):
     np.testing.assert_array_equal(p1, p2)
     for a, b in zip(learner.actor.parameters(), other.actor.parameters()):
         torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_bf16_keeps_outputs_targets_and_parameters_float32_and_stays_close():
+    batch, weights = random_batch(np.random.default_rng(1)), np.ones(5, np.float32)
+    full, half = small_learner(0), small_learner(0, bf16=True)
+    obs, action = torch.as_tensor(batch["obs"]), torch.as_tensor(batch["action"])
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        q16, a16 = half.critic(obs, action), half.actor(obs)
+    q32, a32 = full.critic(obs, action), full.actor(obs)
+    assert q16.dtype == a16.dtype == torch.float32  # the output layers ran in float32
+    assert not torch.equal(q16, q32) and torch.allclose(q16, q32, atol=0.02)  # the hidden layers did not
+    assert torch.allclose(a16, a32, atol=0.02)
+    _, p32 = full.step(batch, weights)
+    _, p16 = half.step(batch, weights)
+    np.testing.assert_allclose(p16, p32, atol=0.03)
+    assert all(p.dtype == torch.float32 for p in [*half.actor.parameters(), *half.critic.parameters()])

@@ -106,7 +106,7 @@ class ApexDPG(ReplayFed):
                           actor_grad_clip=le.actor_grad_clip, tau=le.tau, critic2=critic2, target_noise=le.target_noise,
                           target_noise_clip=le.target_noise_clip, policy_delay=le.policy_delay,
                           low=self.low, high=self.high, seed=self.seeds["target_noise"], device=device,
-                          fused=le.fused_adam)
+                          fused=le.fused_adam, bf16=le.bf16)
 
     def make_actor(self, index: int, sink, source) -> NoisyActor:
         cfg, seed = self.cfg, self.seeds.workers[index]

@@ -324,6 +324,7 @@ class DPGLearnerConfig:
     target_noise_clip: float = ranged(0.5, ge=0)  # the smoothing noise is clipped to +-this (action units)
     policy_delay: int = ranged(1, ge=1)  # critic updates per actor (and Polyak target) update
     fused_adam: bool = False  # torch's fused Adam kernel: the same rule, about 15% more updates/s on CPU
+    bf16: bool = False  # bfloat16 autocast in the networks' hidden layers (outputs, targets, losses float32); for CPUs with bf16 units
     prefetch: int = 16
     prefetch_threads: int = ranged(1, ge=1)  # sample requests kept in flight to remote replay shards
 

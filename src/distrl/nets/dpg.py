@@ -36,7 +36,8 @@ class DPGActor(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         x = self.body(self.obs_norm(obs.float().flatten(1)))
-        return self.center + self.half_range * torch.tanh(self.action(x))
+        with torch.autocast(x.device.type, enabled=False):  # the action layer in float32 under a bf16 autocast
+            return self.center + self.half_range * torch.tanh(self.action(x.float()))
 
 
 class DPGCritic(nn.Module):
@@ -66,7 +67,9 @@ class DPGCritic(nn.Module):
 
     def forward(self, obs: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
         x = self.obs_layer(self.obs_norm(obs.float().flatten(1)))
-        return self.joint(torch.cat([x, action.float().reshape(x.shape[0], -1)], dim=1)).squeeze(-1)
+        x = self.joint[:-1](torch.cat([x, action.float().reshape(x.shape[0], -1)], dim=1))
+        with torch.autocast(x.device.type, enabled=False):  # q in float32 under a bf16 autocast: its TD errors
+            return self.joint[-1](x.float()).squeeze(-1)  # are small differences of large values
 
 
 class UserCritic(nn.Module):
