@@ -207,11 +207,12 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                               "apex-dpg-one-critic with TD3's twin critics back (clipped "
                               "double Q; still no target smoothing and no policy delay), 2 actors on Ray with "
                               "prioritized replay at 32 samples per insert, evaluated every 1,000 updates. "
-                              "BENCHMARKS.md (issue 33), seed 2 in one session: Hopper-v5 3,343 at 20 minutes "
-                              "against SAC's 3,035 (apex-dpg-one-critic: 325), HalfCheetah-v5 7,645 against TD3's "
-                              "5,977 (apex-dpg-one-critic: 10,872); seed 3, Hopper-v5: 3,298 (apex-dpg-one-critic, on a "
-                              "slower day's machine: 1,389). The second critic costs about 15% of the learner's "
-                              "updates/s; Hopper's evaluations still swing (seed 3: 248-2,788 in minutes 8-16)", {
+                              "BENCHMARKS.md (issue 33), 20 minutes on 2 cores, seeds 1 / 2 / 3: HalfCheetah-v5 "
+                              "10,262 / 7,645 / 8,680 against TD3's 5,792 / 5,977 / 5,235; Hopper-v5 958 / 3,343 / "
+                              "3,298 against SAC's 608 / 3,035 / 2,983 (apex-dpg-one-critic: 735 / 1,674 / 1,389); "
+                              "Walker2d-v5 (seed 1) 1,481, best 3,875, against TD3's 310. The second critic costs "
+                              "about 15% of the learner's updates/s; Hopper's evaluations still swing (seed 3: "
+                              "248-2,788 in minutes 8-16)", {
         **TD3_LEARNER_IN_APEX,
         "eval_every": 1000,
         "learner.target_noise": 0.0, "learner.policy_delay": 1,
