@@ -36,9 +36,9 @@ class DPGLearner:
         kernel calls: bench/dpg_learner_step.py). `actor_lr` > 0 gives the actor its own Adam rate, as
         DDPG's 1e-4 beside the critic's 1e-3 (0: `lr` for both, the paper's). An actor with an ObsNorm
         (`obs_norm`) gets its statistics updated from each sampled batch's observations, and every network
-        here shares that one ObsNorm. `bf16` runs the networks' hidden layers in bfloat16 autocast (2.2x a
-        critic's float32 step on a CPU with bf16 units); their output layers, the targets and the losses
-        stay float32."""
+        here shares that one ObsNorm. `bf16` runs the networks' hidden layers in bfloat16 autocast (1.9x the
+        twin-critics step's float32 rate on a CPU with bf16 units); their output layers, the targets and
+        the losses stay float32."""
         if target_noise > 0 and (low is None or high is None):
             raise ValueError("target_noise needs the action bounds low and high")
         self.device = torch.device(device)
