@@ -1,6 +1,6 @@
 """Where R2D2's learner time goes (issue 36): R2D2Learner.step at the r2d2-minatar shapes (32 sequences of
 a 20-step burn-in and a 40-step trace, MinAtar Breakout's 4x10x10 frames, LSTM 128) and at the paper's
-Atari shapes scaled down in batch (`--atari`), one thread, batches of random data (an update's cost does
+Atari shapes scaled down in batch (`--shape atari-b8`), one thread, batches of random data (an update's cost does
 not depend on what it learns), in float32 and with `learner.bf16` (bfloat16 autocast: fast only on a CPU
 with bf16 units, e.g. AVX512-BF16 or AMX; elsewhere it can be slower than float32).
 

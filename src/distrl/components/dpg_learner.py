@@ -13,6 +13,7 @@ from torch import nn
 from distrl.algos.dpg import dpg_actor_loss, dpg_critic_loss, dpg_critic_targets, polyak_update, smoothed_target_action
 from distrl.nets.dpg import dpg_pair
 from distrl.nets.normalization import ObsNorm
+from distrl.nets.precision import bf16_autocast
 
 
 class DPGLearner:
@@ -79,7 +80,7 @@ class DPGLearner:
         action = self._tensor(batch["action"]).float()
         reward, discount = self._tensor(batch["reward"]).float(), self._tensor(batch["discount"]).float()
         w = self._tensor(weights).float()
-        with self._autocast():
+        with bf16_autocast(self.device, self.bf16):
             target = self._critic_targets(next_obs, reward, discount)
             q = self.critic(obs, action)
             critic_loss, td = dpg_critic_loss(q, target, w)
@@ -113,11 +114,8 @@ class DPGLearner:
             next_q = torch.minimum(next_q, self.critic2_target(next_obs, next_action))
         return dpg_critic_targets(reward, discount, next_q)
 
-    def _autocast(self) -> torch.autocast:
-        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.bf16)
-
     def _actor_step(self, obs: torch.Tensor) -> None:
-        with self._autocast():
+        with bf16_autocast(self.device, self.bf16):
             actor_loss = dpg_actor_loss(self.critic(obs, self.actor(obs)))
         self.actor_optimizer.zero_grad(set_to_none=True)
         # inputs=: gradients reach the actor only; the critic's .grad is never touched by this loss.

@@ -11,15 +11,16 @@ from torch import nn
 
 from distrl.algos.r2d2 import sequence_loss, sequence_priorities, sequence_td_errors
 from distrl.components.learner import DQNLearner
+from distrl.nets.precision import bf16_autocast
 
 
 class R2D2Learner(DQNLearner):
     """Online and target recurrent networks, both started from each sequence's stored state and burned in
     over its first `burn_in` steps without gradients; n-step double-Q through the value rescaling over
-    the rest (the trace); Adam. With `bf16` the torso and the LSTM run in bfloat16 autocast: 4.8x the float32
-    matmul rate and 1.8x the LSTM's on a CPU with bf16 units (bench/r2d2_learner_step.py); the network's
-    head, the targets and the loss stay float32. Priorities are the sequences' eta-mix of max and mean |TD error|. The
-    parameter source for its actors, and saved and restored as DQNLearner is.
+    the rest (the trace); Adam. With `bf16` the torso and the LSTM run in bfloat16 autocast: 4.8x the
+    float32 matmul rate and 1.8x the LSTM's on a CPU with bf16 units (bench/r2d2_learner_step.py); the
+    network's head, the targets and the loss stay float32. Priorities are the sequences' eta-mix of max and
+    mean |TD error|. The parameter source for its actors, and saved and restored as DQNLearner is.
 
     A batch holds [B, ...] items as the replay gives them: obs [B, L+1, ...] (the state after the last
     step too), prev_action, prev_reward, action, reward, discount, mask [B, L], state_h, state_c [B, H]."""
@@ -55,7 +56,7 @@ class R2D2Learner(DQNLearner):
         trace_prev_action = torch.cat([prev_action[burn:], action[-1:]])
         trace_prev_reward = torch.cat([prev_reward[burn:], self._time_major(batch, "reward")[-1:]])
         burn_mask = mask[:burn]
-        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.cfg.bf16):
+        with bf16_autocast(self.device, self.cfg.bf16):
             online_state = self.online.burn_in(obs[:burn], prev_action[:burn], prev_reward[:burn], stored, burn_mask)
             q_online, _ = self.online(obs[burn:], trace_prev_action, trace_prev_reward, online_state)
             with torch.no_grad():

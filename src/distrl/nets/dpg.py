@@ -7,6 +7,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from distrl.nets.precision import in_float32
+
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}  # the paper's tanh; TD3's and SB3's ReLU
 
 
@@ -36,8 +38,7 @@ class DPGActor(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         x = self.body(self.obs_norm(obs.float().flatten(1)))
-        with torch.autocast(x.device.type, enabled=False):  # the action layer in float32 under a bf16 autocast
-            return self.center + self.half_range * torch.tanh(self.action(x.float()))
+        return self.center + self.half_range * torch.tanh(in_float32(self.action, x))
 
 
 class DPGCritic(nn.Module):
@@ -68,8 +69,7 @@ class DPGCritic(nn.Module):
     def forward(self, obs: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
         x = self.obs_layer(self.obs_norm(obs.float().flatten(1)))
         x = self.joint[:-1](torch.cat([x, action.float().reshape(x.shape[0], -1)], dim=1))
-        with torch.autocast(x.device.type, enabled=False):  # q in float32 under a bf16 autocast: its TD errors
-            return self.joint[-1](x.float()).squeeze(-1)  # are small differences of large values
+        return in_float32(self.joint[-1], x).squeeze(-1)
 
 
 class UserCritic(nn.Module):

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from distrl.nets.precision import in_float32
 from distrl.nets.q_networks import MLP, DuelingHead, MinAtarCNN, NatureCNN
 from distrl.nets.shapes import image_kind
 
@@ -52,8 +53,7 @@ class RecurrentQNetwork(nn.Module):
         if state is None:
             state = self.initial_state(obs.shape[1])
         out, state = self.lstm(self.embed(obs, prev_action, prev_reward), state)
-        with torch.autocast(out.device.type, enabled=False):  # Q-values in float32 under a bf16 autocast
-            return self.head(out.float()), state
+        return in_float32(self.head, out), state
 
     def burn_in(self, obs: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor,
                 state: LSTMState, mask: torch.Tensor) -> LSTMState:
