@@ -7,7 +7,8 @@ budget on this machine, one after another (issue 17).
     bench/peers/.venv/bin/python -m bench.minatar --game Breakout --collect     # rebuild results + figure only
 
 Contenders: distrl-apex (Ray, 2 actors), distrl-a3c (Ray, 2 workers), distrl-ba3c (Ray, 2 workers),
-distrl-gorila (Ray, 2 bundles), distrl-r2d2 (Ray, 2 actors), each with its MinAtar preset and nothing else set; sb3-dqn and paper-dqn
+distrl-gorila (Ray, 2 bundles), distrl-r2d2 (Ray, 2 actors), each with its MinAtar preset and nothing else set;
+distrl-r2d2-bf16, distrl-r2d2 with `--set learner.bf16=true`; sb3-dqn and paper-dqn
 (bench/peers/minatar_peers.py). Each runs in its own process group, started on a quiet machine; its
 clock starts when the process starts (Ray start-up counts), and it is stopped at the budget. distrl's
 rows are its own metrics.csv (mean return of the last 100 training episodes, every log interval) and
@@ -33,7 +34,8 @@ from bench.machine import machine_info
 from bench.runs import RESULTS, ROOT, distrl_rows, earlier_results, run_for
 
 DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila",
-          "distrl-r2d2": "r2d2"}
+          "distrl-r2d2": "r2d2", "distrl-r2d2-bf16": "r2d2"}
+SETTINGS = {"distrl-r2d2-bf16": ("--set", "learner.bf16=true")}  # on top of the architecture's MinAtar preset
 PEERS = ("sb3-dqn", "paper-dqn")
 CONTENDERS = (*DISTRL, *PEERS)
 # The MinAtar paper's DQN at 5M frames, read off its published learning curves (issue 17).
@@ -44,7 +46,8 @@ def run_distrl(name: str, game: str, seed: int, budget_s: float, log_every_s: fl
                log: Path) -> list[dict]:
     cmd = [sys.executable, "-m", "distrl.cli", "train", DISTRL[name], "--env", f"MinAtar/{game}-v1",
            "--runtime", "ray", "--actors", "2", "--seed", str(seed),
-           "--run-dir", str(run_dir), "--overwrite", "--quiet", "--set", f"log_every_s={log_every_s}"]
+           "--run-dir", str(run_dir), "--overwrite", "--quiet", "--set", f"log_every_s={log_every_s}",
+           *SETTINGS.get(name, ())]
     run_for(cmd, budget_s, log)  # the preset's own max_frames (A3C and BA3C anneal over it) outlasts the budget
     return distrl_rows(run_dir)
 

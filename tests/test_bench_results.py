@@ -42,6 +42,14 @@ def test_the_best_evaluation_is_never_below_the_final_one():
     assert summary["sb3-td3"]["time_to_better_peer"] is None
     assert summary["sb3-sac"]["time_to_better_peer"] == {"wall_s": 300.0, "frames": 16_000}
     assert summary["sb3-sac"]["ratio_to_budget"] == 1.0
+    assert summary["sb3-td3"]["eval_last_tenth"] == 1500.0 and summary["distrl-apex-dpg"]["eval_last_tenth"] is None
+
+
+def test_the_last_tenths_mean_counts_each_evaluation_once():
+    rows = [row(w, w * 100, e) for w, e in ((850, 100.0), (905, 100.0), (920, 900.0), (935, 900.0), (950, None),
+                                            (980, 300.0), (1000, 300.0))]
+    assert continuous.late_mean(rows, 900.0) == (100.0 + 900.0 + 300.0) / 3
+    assert continuous.late_mean(rows[:1], 900.0) is None
 
 
 def test_the_throughput_window_leaves_out_the_warm_up_and_the_rows_after_the_stop(capsys):

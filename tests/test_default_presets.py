@@ -2,6 +2,8 @@
 and the rule every default keeps on non-Atari ids: learning starts within the first 10% of the
 run's frames (a default that cannot make an update early is a bug, issue 22)."""
 
+import dataclasses
+
 import pytest
 
 from distrl import config as C
@@ -10,12 +12,12 @@ from distrl.cli import main
 
 @pytest.mark.parametrize("env", ["Hopper-v5", "HalfCheetah-v5", "Walker2d-v5"])
 def test_continuous_control_default_follows_the_actor_count(env):
-    assert C.build_config("apex-dpg", env, overrides={"actors": 2}).preset == "apex-dpg-twin-critics"
-    assert C.build_config("apex-dpg", env, overrides={"actors": 31}).preset == "apex-dpg-twin-critics"
+    assert C.build_config("apex-dpg", env, overrides={"actors": 2}).preset == "apex-dpg-twin-critics-bf16"
+    assert C.build_config("apex-dpg", env, overrides={"actors": 31}).preset == "apex-dpg-twin-critics-bf16"
     assert C.build_config("apex-dpg", env, overrides={"actors": 64}).preset == "apex-dpg-mujoco"
     assert C.build_config("apex-dpg", env, overrides={"actors": "32"}).preset == "apex-dpg-mujoco"  # --set actors=32
     small = C.build_config("apex-dpg", env)
-    assert small.preset == "apex-dpg-twin-critics" and small.actors == 2
+    assert small.preset == "apex-dpg-twin-critics-bf16" and small.actors == 2
     assert C.build_config("apex-dpg", "Pendulum-v1", overrides={"actors": 64}).preset == "apex-dpg-pendulum"
     assert C.build_config("apex-dpg", env, "apex-dpg-mujoco", {"actors": 2}).preset == "apex-dpg-mujoco"  # named wins
 
@@ -49,7 +51,7 @@ def test_every_non_atari_default_learns_within_the_first_tenth_of_its_run(arch, 
 
 def test_first_line_says_which_preset_and_why(capsys, tmp_path):
     assert C.describe_preset(C.build_config("apex-dpg", "Hopper-v5", overrides={"actors": 2}), named=False,
-                             actors=2) == ("preset apex-dpg-twin-critics: 2 actors; the paper's values are apex-dpg-mujoco "
+                             actors=2) == ("preset apex-dpg-twin-critics-bf16: 2 actors; the paper's values are apex-dpg-mujoco "
                                            "(chosen from 32 actors, or with --preset apex-dpg-mujoco)")
     assert C.describe_preset(C.build_config("apex-dpg", "Hopper-v5", overrides={"actors": 64}), named=False,
                              actors=64) == "preset apex-dpg-mujoco: 64 actors: the paper's values"
@@ -97,3 +99,8 @@ def test_the_one_critic_preset_is_the_td3_learner_preset_less_its_clipped_double
     assert (twin.learner.twin_critics, twin.learner.target_noise, twin.learner.policy_delay) == (True, 0.0, 1)
     assert twin.replay == one.replay and twin.net == one.net and twin.actor == one.actor
     assert twin.eval_every == 1000 and twin.learner.tau == 0.005 and twin.learner.lr == one.learner.lr
+    # the default: the twin critics with learner.bf16, nothing else changed
+    bf16 = C.build_config("apex-dpg", "Pendulum-v1", preset="apex-dpg-twin-critics-bf16")
+    assert bf16.learner.bf16 and not twin.learner.bf16
+    assert bf16.replay == twin.replay and bf16.net == twin.net and bf16.actor == twin.actor
+    assert dataclasses.replace(bf16.learner, bf16=False) == twin.learner and bf16.eval_every == twin.eval_every

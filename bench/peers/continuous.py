@@ -19,7 +19,9 @@ Contenders:
 - distrl-apex-dpg-one-critic: the same with `--preset apex-dpg-one-critic` (that learner with one critic; the
   default below 32 actors for a day, 2026-11-27).
 - distrl-apex-dpg-twin-critics: the same with `--preset apex-dpg-twin-critics` (one-critic's learner with TD3's
-  twin critics back; the default below 32 actors since the evening of 2026-11-27).
+  twin critics back; the default below 32 actors on the evening of 2026-11-27).
+- distrl-apex-dpg-twin-critics-bf16: the same with `--preset apex-dpg-twin-critics-bf16` (those values with the
+  hidden layers in bfloat16 where the CPU has the units; the default below 32 actors since the night of 2026-11-27).
 - sb3-td3, sb3-sac: rl-baselines3-zoo's MuJoCo values for the task (HYPERPARAMS below, with the commit they
   are read from), one process each. Their clock leaves their evaluations out: SB3 trains synchronously,
   so training pauses while the deterministic policy plays.
@@ -49,7 +51,8 @@ from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, earlier_results,
 
 # distrl's contenders: Ape-X DPG with the preset each names
 DISTRL = {"distrl-apex-dpg": "apex-dpg-small", "distrl-apex-dpg-td3-learner": "apex-dpg-td3-learner",
-          "distrl-apex-dpg-one-critic": "apex-dpg-one-critic", "distrl-apex-dpg-twin-critics": "apex-dpg-twin-critics"}
+          "distrl-apex-dpg-one-critic": "apex-dpg-one-critic", "distrl-apex-dpg-twin-critics": "apex-dpg-twin-critics",
+          "distrl-apex-dpg-twin-critics-bf16": "apex-dpg-twin-critics-bf16"}
 PEERS = ("sb3-td3", "sb3-sac")
 CONTENDERS = (*DISTRL, *PEERS)
 EVAL_EPISODES = 5
@@ -181,10 +184,21 @@ def time_to(rows: list[dict], target: float) -> dict | None:
     return None
 
 
+def late_mean(rows: list[dict], since_s: float) -> float | None:
+    """The mean of the evaluations the rows from `since_s` on show, each once (a row repeats the latest
+    evaluation until the next): for tasks whose evaluations swing, beside the final one."""
+    shown: list[float] = []
+    for r in rows:
+        if r["wall_s"] >= since_s and r["eval_mean"] is not None and (not shown or r["eval_mean"] != shown[-1]):
+            shown.append(r["eval_mean"])
+    return sum(shown) / len(shown) if shown else None
+
+
 def summarize(results: dict[str, list[dict]], budget_s: float) -> dict[str, dict]:
     """Per contender: figures at the budget, and the time to the better peer's final evaluation. The
     rows are those within the budget: the final and the best evaluation come from the same ones, so
-    the best is never below the final."""
+    the best is never below the final. `eval_last_tenth` is the mean of the evaluations of the budget's
+    last tenth."""
     evals = {n: [r["eval_mean"] for r in rows if r["eval_mean"] is not None] for n, rows in results.items()}
     final_eval = {n: e[-1] if e else None for n, e in evals.items()}
     peers = [final_eval[p] for p in PEERS if final_eval.get(p) is not None]
@@ -196,6 +210,7 @@ def summarize(results: dict[str, list[dict]], budget_s: float) -> dict[str, dict
         out[name] = {"contender": name, "summary": True, "frames_at_budget": last.get("frames"),
                      "wall_s": last.get("wall_s"), "return_mean_10_at_budget": last.get("return_mean_10"),
                      "final_eval": final_eval[name], "best_eval": max(evals[name], default=None),
+                     "eval_last_tenth": late_mean(rows, 0.9 * budget_s),
                      "frames_per_s": round(last["frames"] / last["wall_s"], 1) if last.get("wall_s") else None,
                      "better_peer_final_eval": target, "time_to_better_peer": reach,
                      "ratio_to_budget": round(reach["wall_s"] / budget_s, 3) if reach else None}

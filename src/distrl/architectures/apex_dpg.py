@@ -23,6 +23,7 @@ from distrl.envs import is_atari, is_minatar, make_env
 from distrl.errors import ConfigError
 from distrl.nets.dpg import DPGActor, DPGCritic, dpg_pair
 from distrl.nets.normalization import ObsNorm
+from distrl.nets.precision import use_bf16
 from distrl.replay import FifoRemover, PrioritizedRemover, PrioritizedSampler, UniformSampler
 from distrl.replay.removers import Remover
 from distrl.replay.samplers import Sampler
@@ -106,7 +107,7 @@ class ApexDPG(ReplayFed):
                           actor_grad_clip=le.actor_grad_clip, tau=le.tau, critic2=critic2, target_noise=le.target_noise,
                           target_noise_clip=le.target_noise_clip, policy_delay=le.policy_delay,
                           low=self.low, high=self.high, seed=self.seeds["target_noise"], device=device,
-                          fused=le.fused_adam, bf16=le.bf16)
+                          fused=le.fused_adam, bf16=use_bf16(le.bf16, device))
 
     def make_actor(self, index: int, sink, source) -> NoisyActor:
         cfg, seed = self.cfg, self.seeds.workers[index]

@@ -11,6 +11,8 @@ by the burn-in), n = 5, gamma 0.997, value rescaling with eps 1e-3 instead of re
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 
 from distrl.architectures.apex import Apex
@@ -19,6 +21,7 @@ from distrl.components.evaluator import Evaluator
 from distrl.components.r2d2_learner import R2D2Learner
 from distrl.components.recurrent_actor import RecurrentActor
 from distrl.envs import make_env
+from distrl.nets.precision import use_bf16
 from distrl.nets.recurrent_q import RecurrentQNetwork
 
 
@@ -58,7 +61,8 @@ class R2D2(Apex):
                               watch_env=k - 1 if index == cfg.actors - 1 else None)
 
     def make_learner(self, device: str = "cpu") -> R2D2Learner:
-        return R2D2Learner(self.make_net(), self.cfg.learner, device=device)
+        le = self.cfg.learner
+        return R2D2Learner(self.make_net(), dataclasses.replace(le, bf16=use_bf16(le.bf16, device)), device=device)
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes, policy="recurrent_q")

@@ -32,6 +32,12 @@ TD3_LEARNER_IN_APEX: dict[str, Any] = {
     "net.actor_hidden": (256, 256), "net.critic_hidden": (256, 256),
 }
 
+# apex-dpg-twin-critics' values: the TD3 learner in Ape-X without target smoothing and policy delay.
+TWIN_CRITICS: dict[str, Any] = {
+    **TD3_LEARNER_IN_APEX, "eval_every": 1000, "learner.target_noise": 0.0, "learner.policy_delay": 1,
+}
+DPG_DEFAULT = "apex-dpg-twin-critics-bf16"  # below PAPER_SCALE_ACTORS on MuJoCo-class tasks
+
 # name -> (architecture, source, overrides). Defaults of the dataclasses are the paper's values.
 PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "apex-atari": ("apex", "Horgan et al. 2018, sec. 4.1 and appendix C (the defaults): centered RMSProp by "
@@ -203,7 +209,8 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "eval_every": 1000,
         "learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1,
     }),
-    "apex-dpg-twin-critics": ("apex-dpg", "distrl: the default below 32 actors on MuJoCo-class tasks. "
+    "apex-dpg-twin-critics": ("apex-dpg", "distrl: the default below 32 actors on the evening of 2026-11-27, "
+                              "and what apex-dpg-twin-critics-bf16 runs where the learner has no bf16 units. "
                               "apex-dpg-one-critic with TD3's twin critics back (clipped "
                               "double Q; still no target smoothing and no policy delay), 2 actors on Ray with "
                               "prioritized replay at 32 samples per insert, evaluated every 1,000 updates. "
@@ -212,11 +219,17 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                               "3,298 against SAC's 608 / 3,035 / 2,983 (apex-dpg-one-critic: 735 / 1,674 / 1,389); "
                               "Walker2d-v5 (seed 1) 1,481, best 3,875, against TD3's 310. The second critic costs "
                               "about 15% of the learner's updates/s; Hopper's evaluations still swing (seed 3: "
-                              "248-2,788 in minutes 8-16)", {
-        **TD3_LEARNER_IN_APEX,
-        "eval_every": 1000,
-        "learner.target_noise": 0.0, "learner.policy_delay": 1,
-    }),
+                              "248-2,788 in minutes 8-16)", {**TWIN_CRITICS}),
+    "apex-dpg-twin-critics-bf16": ("apex-dpg", "distrl: the default below 32 actors on MuJoCo-class tasks. "
+                                   "apex-dpg-twin-critics with learner.bf16: the hidden layers in bfloat16 where "
+                                   "the learner's device has the units (AVX512-BF16 or AMX on a CPU), float32 "
+                                   "elsewhere, and so apex-dpg-twin-critics exactly. BENCHMARKS.md (issue 33), "
+                                   "20 minutes on 2 cores with AVX512-BF16, seeds 1 / 2 / 3: Hopper-v5 2,211 / 3,261 / "
+                                   "2,877 against SAC's 608 / 3,035 / 2,983, passing SAC's score at 0.39x / 0.30x / "
+                                   "0.54x of SAC's time (float32: 958 / 3,343 / 3,298; 0.56x / 0.52x / 1.03x); "
+                                   "HalfCheetah-v5 (seed 2) 10,095 against TD3's 5,977, at 0.21x (float32 7,645, "
+                                   "0.53x); about 1.5x float32's learner updates/s", {
+        **TWIN_CRITICS, "learner.bf16": True}),
     "r2d2-atari": ("r2d2", "Kapturowski et al. 2019, table 2 (the defaults): trace 80 after a burn-in of 40, "
                    "sequences every 80 steps, n=5, gamma 0.997, value rescaling (eps 1e-3) without reward clipping, "
                    "Adam 1e-4 eps 1e-3, targets every 2,500 updates, priorities 0.9 max + 0.1 mean with exponent "
@@ -375,8 +388,8 @@ def _by_env(architecture: str, env_id: str, algo: str, actors: int | None) -> tu
             return "apex-dpg-pendulum", "the default for Pendulum"
         if actors is not None and actors >= PAPER_SCALE_ACTORS:
             return "apex-dpg-mujoco", f"{actors} actors: the paper's values"
-        n = PRESETS["apex-dpg-twin-critics"][2]["actors"] if actors is None else actors
-        return "apex-dpg-twin-critics", (f"{n} actors; the paper's values are apex-dpg-mujoco (chosen from "
+        n = PRESETS[DPG_DEFAULT][2]["actors"] if actors is None else actors
+        return DPG_DEFAULT, (f"{n} actors; the paper's values are apex-dpg-mujoco (chosen from "
                                        f"{PAPER_SCALE_ACTORS} actors, or with --preset apex-dpg-mujoco)")
     if is_atari(env_id):
         return f"{architecture}-atari", "the paper's values, the default for Atari ids"

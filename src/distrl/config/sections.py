@@ -324,7 +324,7 @@ class DPGLearnerConfig:
     target_noise_clip: float = ranged(0.5, ge=0)  # the smoothing noise is clipped to +-this (action units)
     policy_delay: int = ranged(1, ge=1)  # critic updates per actor (and Polyak target) update
     fused_adam: bool = False  # torch's fused Adam kernel: the same rule, about 15% more updates/s on CPU
-    bf16: bool = False  # bfloat16 autocast in the networks' hidden layers (outputs, targets, losses float32); for CPUs with bf16 units
+    bf16: bool = False  # bfloat16 autocast in the networks' hidden layers (outputs, targets, losses float32) where the device has bf16 units; float32 elsewhere
     prefetch: int = 16
     prefetch_threads: int = ranged(1, ge=1)  # sample requests kept in flight to remote replay shards
 
@@ -368,7 +368,7 @@ class R2D2LearnerConfig:
     target_update: int = ranged(2500, ge=1)  # updates between target-network copies
     rescale_eps: float = ranged(1e-3, gt=0)  # h(x) = sign(x)(sqrt(|x| + 1) - 1) + eps x
     priority_eta: float = ranged(0.9, ge=0, le=1)  # eta max |delta| + (1 - eta) mean |delta| per sequence
-    bf16: bool = False  # bfloat16 autocast in the torso and the LSTM (the head, targets and loss stay float32); distrl's, for CPUs with bf16 units
+    bf16: bool = False  # bfloat16 autocast in the torso and the LSTM (the head, targets and loss stay float32) where the device has bf16 units; distrl's
     prefetch: int = ranged(16, ge=0)
     prefetch_threads: int = ranged(1, ge=1)
 
