@@ -5,6 +5,7 @@ import pytest
 from distrl import config as C
 from distrl.architectures.apex_dpg import ApexDPG
 from distrl.architectures.r2d2 import R2D2
+from distrl.nets import precision
 from distrl.nets.precision import has_bf16_units, use_bf16
 
 WITH = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_bf16 avx512_vnni\n"
@@ -28,13 +29,15 @@ def test_cpu_units_are_read_from_cpuinfo_flags(cpuinfo, tmp_path):
     assert not has_bf16_units("meta", cpuinfo(WITH))  # only a CPU's flags speak for the CPU
 
 
-def test_bf16_is_used_only_where_asked_and_supported_and_a_refusal_says_why(cpuinfo, capsys):
+def test_bf16_is_used_only_where_asked_and_supported_and_a_refusal_says_why(cpuinfo, capsys, monkeypatch):
+    monkeypatch.setattr(precision, "_noted", set())
     assert use_bf16(True, "cpu", cpuinfo(WITH))
     assert not use_bf16(False, "cpu", cpuinfo(WITH))
     assert capsys.readouterr().err == ""
     assert not use_bf16(True, "cpu", cpuinfo(WITHOUT))
     err = capsys.readouterr().err
     assert "learner.bf16" in err and "no bfloat16 units" in err and "float32" in err
+    assert not use_bf16(True, "cpu", cpuinfo(WITHOUT)) and capsys.readouterr().err == ""  # said once
 
 
 def test_the_wirings_resolve_learner_bf16_against_this_machine(tmp_path):

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 CPU_BF16_FLAGS = re.compile(r"\b(avx512_bf16|amx_bf16)\b")
+_noted: set[str] = set()
 
 
 def bf16_autocast(device: torch.device, enabled: bool) -> torch.autocast:
@@ -44,6 +45,8 @@ def use_bf16(asked: bool, device: torch.device | str, cpuinfo: Path = Path("/pro
         return False
     if has_bf16_units(device, cpuinfo):
         return True
-    print(f"distrl: learner.bf16 is on but the learner's device ({device}) has no bfloat16 units (a CPU needs "
-          "AVX512-BF16 or AMX); the learner runs in float32", file=sys.stderr)
+    if str(device) not in _noted:  # once per process: a runtime may build the learner more than once
+        _noted.add(str(device))
+        print(f"distrl: learner.bf16 is on but the learner's device ({device}) has no bfloat16 units (a CPU needs "
+              "AVX512-BF16 or AMX); the learner runs in float32", file=sys.stderr)
     return False
