@@ -69,6 +69,12 @@ TD3_LEARNER_VARIANTS: dict[str, dict] = {
     # apex-dpg-twin-critics with its hidden layers in bfloat16 (1.9x the learner's float32 updates/s on a CPU
     # with bf16 units, bench/dpg_learner_step.py): does it learn per update as float32 does?
     "twin-critics-bf16": {**SINGLE_CRITIC, "learner.twin_critics": True, "learner.bf16": True},
+    # apex-dpg-twin-critics-bf16 with a slower or a delayed actor: against Hopper-v5's swinging evaluations
+    # (762-3,277 over each seed's last six minutes, BENCHMARKS.md)
+    "bf16-actor-lr-3e-4": {**SINGLE_CRITIC, "learner.twin_critics": True, "learner.bf16": True,
+                           "learner.actor_lr": 3e-4},
+    "bf16-policy-delay-2": {**SINGLE_CRITIC, "learner.twin_critics": True, "learner.bf16": True,
+                            "learner.policy_delay": 2},
 }
 BASES = {"apex-dpg-mujoco": (BASE, VARIANTS), "apex-dpg-td3-learner": (TD3_LEARNER_BASE, TD3_LEARNER_VARIANTS)}
 MARKS_S = (300, 600, 1200)
