@@ -224,7 +224,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                                    "apex-dpg-twin-critics with learner.bf16: the hidden layers in bfloat16 where "
                                    "the learner's device has the units (AVX512-BF16 or AMX on a CPU), float32 "
                                    "elsewhere, and so apex-dpg-twin-critics exactly. BENCHMARKS.md (issue 33), "
-                                   "20 minutes on 2 cores with AVX512-BF16, seeds 1 / 2 / 3: Hopper-v5 2,211 / 3,261 / "
+                                   "20 minutes on 2 cores with AVX512-BF16, seeds 1 / 2 / 3: Hopper-v5 2,211 / 3,262 / "
                                    "2,877 against SAC's 608 / 3,035 / 2,983, passing SAC's score at 0.39x / 0.30x / "
                                    "0.54x of SAC's time (float32: 958 / 3,343 / 3,298; 0.56x / 0.52x / 1.03x); "
                                    "HalfCheetah-v5 (seeds 1 / 2) 10,193 / 10,095 against TD3's 5,792 / 5,977, at 0.23x / "
