@@ -51,6 +51,7 @@ VARIANTS: dict[str, dict] = {
 # its departures from apex-dpg-small (3,111 on Hopper, 351 on HalfCheetah) at a time.
 TD3_LEARNER_BASE = {"eval_every": 1000, "eval_episodes": 5, "log_every_s": 10.0}
 SINGLE_CRITIC = {"learner.twin_critics": False, "learner.target_noise": 0.0, "learner.policy_delay": 1}
+TWIN_CRITICS_BF16 = {**SINGLE_CRITIC, "learner.twin_critics": True, "learner.bf16": True}  # the default's values
 TD3_LEARNER_VARIANTS: dict[str, dict] = {
     "td3-learner": {},
     "small-ratio": {"learner.batch_size": 128, "replay.samples_per_insert": 64.0, "inline.actor_steps": 2},
@@ -68,13 +69,11 @@ TD3_LEARNER_VARIANTS: dict[str, dict] = {
     "actor-lr-1e-4": {**SINGLE_CRITIC, "learner.actor_lr": 1e-4},
     # apex-dpg-twin-critics with its hidden layers in bfloat16 (1.9x the learner's float32 updates/s on a CPU
     # with bf16 units, bench/dpg_learner_step.py): does it learn per update as float32 does?
-    "twin-critics-bf16": {**SINGLE_CRITIC, "learner.twin_critics": True, "learner.bf16": True},
+    "twin-critics-bf16": TWIN_CRITICS_BF16,
     # apex-dpg-twin-critics-bf16 with a slower or a delayed actor: against Hopper-v5's swinging evaluations
     # (762-3,277 over each seed's last six minutes, BENCHMARKS.md)
-    "bf16-actor-lr-3e-4": {**SINGLE_CRITIC, "learner.twin_critics": True, "learner.bf16": True,
-                           "learner.actor_lr": 3e-4},
-    "bf16-policy-delay-2": {**SINGLE_CRITIC, "learner.twin_critics": True, "learner.bf16": True,
-                            "learner.policy_delay": 2},
+    "bf16-actor-lr-3e-4": {**TWIN_CRITICS_BF16, "learner.actor_lr": 3e-4},
+    "bf16-policy-delay-2": {**TWIN_CRITICS_BF16, "learner.policy_delay": 2},
 }
 BASES = {"apex-dpg-mujoco": (BASE, VARIANTS), "apex-dpg-td3-learner": (TD3_LEARNER_BASE, TD3_LEARNER_VARIANTS)}
 MARKS_S = (300, 600, 1200)
