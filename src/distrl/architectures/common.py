@@ -103,11 +103,17 @@ def frame_skip(env_id: str) -> int:
     return 4 if is_atari(env_id) else 1
 
 
+def default_torch_threads(obs_shape: tuple[int, ...]) -> int:
+    """torch threads where `torch_threads` is 0: one per core (torch's default, 0 here) for Atari's CNN, one
+    for small nets (MLPs, the MinAtar CNN), where more only add synchronisation: 20x slower seen here with
+    MLPs, and a MinAtar learner on Ray with a thread per core made 1.3x its float32 updates/s in bf16 where
+    its step alone makes 2.4x (BENCHMARKS.md, R2D2's learner on Ray)."""
+    return 0 if len(obs_shape) == 3 and tuple(obs_shape[1:]) != MINATAR_FRAME else 1
+
+
 def set_torch_threads(torch_threads: int, obs_shape: tuple[int, ...]) -> None:
-    if torch_threads or len(obs_shape) != 3 or tuple(obs_shape[1:]) == MINATAR_FRAME:
-        # Small nets (MLPs, the MinAtar CNN) run fastest on one thread; more only add synchronisation
-        # (20x slower seen here with MLPs).
-        torch.set_num_threads(torch_threads or 1)
+    if threads := torch_threads or default_torch_threads(obs_shape):
+        torch.set_num_threads(threads)
 
 
 def spawn_seeds(seed: int, n: int) -> list[int]:

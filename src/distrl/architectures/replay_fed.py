@@ -12,7 +12,14 @@ from pathlib import Path
 import torch
 
 from distrl.architectures.base import Pacing, Role, Wiring, Work
-from distrl.architectures.common import Seeds, frame_skip, probe_discrete_env, set_torch_threads, user_network
+from distrl.architectures.common import (
+    Seeds,
+    default_torch_threads,
+    frame_skip,
+    probe_discrete_env,
+    set_torch_threads,
+    user_network,
+)
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
@@ -63,7 +70,7 @@ class ReplayFed(Wiring):
         """Actors feed the replay shards and pull from the learner, which samples the shards. In one
         process a round is inline.actor_steps steps of every actor, then the learner's batches: as many as
         the pacing allows (`inline_updates()` a round), or one a round without a ratio. A learner with a
-        process of its own gives a CNN every core (Ray would give it one thread)."""
+        process of its own gives Atari's CNN every core, a small net one thread (Ray would give any one)."""
         cfg = self.cfg
         if cfg.ray.actor_gpus > 0 and not self.actors_on_gpu:
             raise ConfigError(f"ray.actor_gpus={cfg.ray.actor_gpus}: {self.architecture}'s actors act on the CPU only "
@@ -72,7 +79,7 @@ class ReplayFed(Wiring):
             raise ConfigError(f"ray.actor_gpus={cfg.ray.actor_gpus} needs ray.learner_gpus set to the share the actors "
                               f"leave (e.g. {max(0.0, 1 - cfg.actors * cfg.ray.actor_gpus):g} on one GPU): by default "
                               "the learner takes a whole GPU")
-        learner_threads = cfg.torch_threads or (0 if len(self.obs_shape) == 3 else 1)
+        learner_threads = cfg.torch_threads or default_torch_threads(self.obs_shape)
         paced = (pacing := self.pacing()) is not None and pacing.paces_sampler
         return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"),
                      Work("steps", cfg.inline.actor_steps, cfg.ray.steps_per_call), node=cfg.ray.actor_node,
