@@ -82,3 +82,17 @@ def test_the_throughput_window_opens_on_the_warm_up_frames_and_stops_the_run_aft
     never = runs.Window(stuck, lambda: 60.0, seconds=8.0, warm_frames=1000, max_wait_s=60.0)
     never({"totals": {"frames": 0}})
     assert never.opened is None and stuck.max_frames == 0
+
+
+def test_the_scaling_row_marks_each_fraction_of_the_budget_with_the_latest_evaluation_before_it():
+    from bench import dpg_scaling
+    rows = [{"wall_s": 10.0, "frames": 1000, "updates": 50, "eval_mean": None},
+            {"wall_s": 30.0, "frames": 3000, "updates": 200, "eval_mean": 100.0},
+            {"wall_s": 60.0, "frames": 6000, "updates": 500, "eval_mean": 400.0},
+            {"wall_s": 100.0, "frames": 9000, "updates": 800, "eval_mean": 300.0}]
+    row = dpg_scaling.row(4, rows, budget_s=100.0)
+    # a quarter (25 s): nothing evaluated yet; half (50 s): the 30 s evaluation; all: the last one
+    assert (row["eval_at_0.25"], row["eval_at_0.5"], row["eval_at_1.0"]) == (None, 100.0, 300.0)
+    assert row["best_eval"] == 400.0 and row["frames_per_s"] == 90.0 and row["updates_per_s"] == 8.0
+    assert dpg_scaling.time_to(row["curve"], 300.0) == 60.0  # the first at or above, not the last
+    assert dpg_scaling.time_to(row["curve"], 401.0) is None and dpg_scaling.time_to(row["curve"], None) is None
