@@ -4,10 +4,11 @@
     .venv/bin/python -m bench.pong --budget-s 2400 --resume     # the same run on, to 40 minutes in all
     .venv/bin/python -m bench.pong --collect                    # rebuild the curve and the figure only
     .venv/bin/python -m bench.pong --arch a3c --budget-s 600    # the other systems, with their papers' values
+    .venv/bin/python -m bench.pong --arch r2d2 --budget-s 600   # R2D2 with its paper's values (issue 36)
 
 It looks at the machine (cores, a CUDA GPU) and picks the actor count, envs per actor, replay shards,
 the learner's device and batch (`plan`), then runs `distrl train apex --preset apex-atari-fast` on Ray
-(`--arch a3c|ba3c|gorila`: `<arch>-atari`, the paper's values, with `plan_others`' worker counts)
+(`--arch a3c|ba3c|gorila|r2d2`: `<arch>-atari`, the paper's values, with `plan_others`' worker counts)
 with those values as `--set` overrides, in its own process group, and stops it with SIGTERM at the
 budget (distrl saves a checkpoint where it stopped, for --resume). The clock starts when this script
 starts, so Ray's start-up counts. Greedy evaluations (no-op starts, 8 episodes, epsilon 0.001)
@@ -85,7 +86,8 @@ def plan(cores: int, gpu: bool, memory_gib: float = 0.0) -> tuple[dict[str, obje
             "2 samples per insert")
 
 
-PRESETS = {"apex": "apex-atari-fast", "a3c": "a3c-atari", "ba3c": "ba3c-atari", "gorila": "gorila-atari"}
+PRESETS = {"apex": "apex-atari-fast", "a3c": "a3c-atari", "ba3c": "ba3c-atari", "gorila": "gorila-atari",
+           "r2d2": "r2d2-atari"}
 # Every system is evaluated alike here (the Ape-X protocol, 8 episodes, as often as the evaluator can).
 SAME_EVALUATION = {"eval_protocol": "apex", "eval_episodes": 8, "eval_every": 1000}
 
@@ -93,13 +95,23 @@ SAME_EVALUATION = {"eval_protocol": "apex", "eval_episodes": 8, "eval_every": 10
 def plan_others(arch: str, cores: int) -> tuple[dict[str, object], str]:
     """The worker counts issue 18 asks for beside Ape-X: A3C and BA3C with 16 workers (the papers' A3C
     count; one per core on fewer cores), Gorila with as many bundles as the cores leave beside its
-    parameter-server shards (4 from 12 cores, else 1) and the evaluator; every other value is the paper's."""
+    parameter-server shards (4 from 12 cores, else 1) and the evaluator; R2D2 (issue 36) in Ape-X's layout;
+    every other value is the paper's."""
     if arch == "gorila":
         shards = 4 if cores >= 12 else 1
         bundles = max(1, cores - shards - 2)
         return ({"actors": bundles, "ps.shards": shards, **SAME_EVALUATION},
                 f"{cores} cores: {bundles} Gorila bundles (actor, replay, learner each), {shards} shard(s), "
                 "the evaluator")
+    if arch == "r2d2":
+        # Ape-X's layout without its GPU shares (R2D2's actors keep their LSTM states on the CPU): 8 envs an
+        # actor in one batched forward pass, LZ4 sequences (121 stacked frames each, 3.4 MB raw).
+        shards = 2 if cores >= 12 else 1
+        actors = max(1, cores - shards - 2)
+        return ({"actors": actors, "replay.shards": shards, "actor.envs_per_actor": 8, "replay.codec": "lz4",
+                 **SAME_EVALUATION},
+                f"{cores} cores: {actors} R2D2 actors x 8 envs, {shards} replay shard(s) of LZ4 sequences, the "
+                "learner (on the GPU where there is one), the evaluator; every other value the paper's")
     workers = min(16, cores)
     return ({"actors": workers, "torch_threads": 1, **SAME_EVALUATION},
             f"{cores} cores: {workers} {arch.upper()} workers with {PRESETS[arch]}'s values (shared memory for A3C, "

@@ -62,6 +62,9 @@ def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learn
     # on a share of the machine (taskset): one worker per core, Gorila on one shard
     assert pong.plan_others("a3c", 5)[0]["actors"] == 5
     assert pong.plan_others("gorila", 6)[0]["actors"] == 3 and pong.plan_others("gorila", 6)[0]["ps.shards"] == 1
+    # issue 36's R2D2: Ape-X's layout on the paper's values, no GPU shares for its CPU-only actors
+    r2d2, _ = pong.plan_others("r2d2", 16)
+    assert r2d2["actors"] + r2d2["replay.shards"] + 2 == 16 and "ray.actor_gpus" not in r2d2
 
 
 @pytest.mark.learning  # 60 s: in the learning tier, alone, since it runs on a wall-clock budget: beside

@@ -46,6 +46,9 @@ def test_actor_gpus_is_refused_where_the_actors_cannot_use_it_or_the_learner_wou
     cfg = build_config("apex-dpg", "Pendulum-v1", overrides={"ray.actor_gpus": "0.05"})
     with pytest.raises(ConfigError, match="apex-dpg's actors act on the CPU only"):
         make_architecture(cfg).roles()
+    cfg = build_config("r2d2", "CartPole-v1", overrides={"ray.actor_gpus": "0.05"})
+    with pytest.raises(ConfigError, match="r2d2's actors act on the CPU only"):
+        make_architecture(cfg).roles()
     cfg = build_config("apex", "CartPole-v1", overrides={"ray.actor_gpus": "0.05", "actors": 4})
     with pytest.raises(ConfigError, match="needs ray.learner_gpus set to the share the actors leave \\(e.g. 0.8 on one GPU\\)"):
         make_architecture(cfg).roles()

@@ -29,6 +29,7 @@ class R2D2(Apex):
     """Its config is R2D2Config; the replay's items are sequences (replay.* counts them)."""
 
     architecture = "r2d2"
+    actors_on_gpu = False  # its actors keep their LSTM states on the CPU (RecurrentActor has no place())
 
     def image_fields(self) -> tuple[str, ...]:
         """A sequence's observations, one field, where they are images."""

@@ -142,7 +142,7 @@ class RunConfig:
     eval_max_frames: int = ranged(108_000, ge=4, accepted="whole numbers >= 4 (emulator frames)")  # evaluation episode cap in emulator frames (Atari only)
     eval_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: only at the end)")  # learner updates between evaluations of the latest parameters (0: at the end only)
     stop_return: float = math.inf   # end the run at the first periodic evaluation whose mean return reaches this (RLlib's stop criterion; inf: run to max_frames)
-    torch_threads: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: automatic)")  # 0: one thread for vector observations (small nets), torch's default for images
+    torch_threads: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: automatic)")  # 0: one thread for small nets (vectors, MinAtar), one per core for Atari stacks
     video_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: no videos)")  # evaluations 0, N, 2N, ... record their first episode in RUN_DIR/videos (the video extra)
     tracking: str = ""               # "wandb": metrics, config and evaluation videos to Weights & Biases too (offline without a key)
 
