@@ -2,7 +2,8 @@
 # One lease of the GPU machine for issue 34 (run from the repository root by the device tool, with .whl
 # carried): install the carried wheels, the learner-path bench on the GPU, then bench/pong.py for the
 # rest of the budget with py-spy on the learner and one shard mid-run; everything worth keeping in $OUT.
-#   PONG_BUDGET_S (default 470), PONG_SETS (extra --set), PROFILE_AT_S (default 200); bench/pong.py's plan
+#   PONG_BUDGET_S (default 470), PONG_SETS (more arguments: --set K=V, or --arch r2d2 for issue 36's run),
+#   PROFILE_AT_S (default 200); bench/pong.py's plan
 #   sets the actors, shards, GPU shares, vector env and sample threads from the machine
 set -u
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
@@ -17,6 +18,6 @@ timeout 120 python3 -m bench.learner_path --seconds 8 --transitions 4000 --shard
     [ -n "$pid" ] && py-spy record --pid $pid --duration 40 --rate 40 --nonblocking --threads --format raw -o $OUT/pyspy-$role.txt >/dev/null 2>&1 &
   done; wait ) &
 timeout 560 python3 -m bench.pong --budget-s ${PONG_BUDGET_S:-470} ${PONG_SETS:-}
-tail -30 runs/bench-atari-pong-seed1.log
-tar czf $OUT/pong-run.tgz --exclude='*.pt' --exclude='checkpoint*' runs/bench-atari-pong-seed1/*.csv runs/bench-atari-pong-seed1/*.json runs/bench-atari-pong-seed1.log bench/results/atari-pong-gpu* bench/figures/atari-pong-gpu* 2>/dev/null
+tail -30 runs/bench-atari-pong*-seed1.log
+tar czf $OUT/pong-run.tgz --exclude='*.pt' --exclude='checkpoint*' runs/bench-atari-pong*-seed1/*.csv runs/bench-atari-pong*-seed1/*.json runs/bench-atari-pong*-seed1.log bench/results/atari-pong-gpu* bench/figures/atari-pong-gpu* 2>/dev/null
 ls -la $OUT
