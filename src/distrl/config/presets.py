@@ -228,8 +228,9 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                                    "2,877 against SAC's 608 / 3,035 / 2,983, passing SAC's score at 0.39x / 0.30x / "
                                    "0.54x of SAC's time (float32: 958 / 3,343 / 3,298; 0.56x / 0.52x / 1.03x); "
                                    "HalfCheetah-v5 10,193 / 10,095 / 10,136 against TD3's 5,792 / 5,977 / 5,235, at "
-                                   "0.23x / 0.21x / 0.25x (float32 10,262 / 7,645 / 8,680); Ant-v5 (seed 1) 4,699 "
-                                   "against SAC's 381; 1.35-1.95x float32's learner updates/s", {
+                                   "0.23x / 0.21x / 0.25x (float32 10,262 / 7,645 / 8,680); Walker2d-v5 (seed 1) 4,301 "
+                                   "against TD3's 310 (float32 1,481); Ant-v5 (seed 1) 4,699 against SAC's 381; "
+                                   "1.35-1.95x float32's learner updates/s", {
         **TWIN_CRITICS, "learner.bf16": True}),
     "r2d2-atari": ("r2d2", "Kapturowski et al. 2019, table 2 (the defaults): trace 80 after a burn-in of 40, "
                    "sequences every 80 steps, n=5, gamma 0.997, value rescaling (eps 1e-3) without reward clipping, "
