@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from bench.machine import machine_info
-from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, run_for
+from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, eval_summary, run_for
 
 BASE = {"replay.min_size": 10_000, "replay.samples_per_insert": 64.0, "eval_every": 1000, "eval_episodes": 5,
         "log_every_s": 10.0, "actor.pull_every": 50, "actor.flush_size": 25, "ray.steps_per_call": 50,
@@ -91,13 +91,7 @@ def command(env: str, seed: int, preset: str, settings: dict, run_dir: Path) -> 
 
 
 def summary(rows: list[dict], budget_s: float) -> dict:
-    evals = [(r["wall_s"], r["eval_mean"]) for r in rows if r["eval_mean"] is not None]
-    out = {f"eval_at_{m}s": ([e for t, e in evals if t <= m] or [None])[-1] for m in MARKS_S if m <= budget_s}
-    last = rows[-1] if rows else {}
-    wall = last.get("wall_s") or 0.0
-    return {**out, "best_eval": max((e for _, e in evals), default=None), "frames": last.get("frames"),
-            "updates": last.get("updates"), "frames_per_s": round(last["frames"] / wall, 1) if wall else None,
-            "updates_per_s": round(last["updates"] / wall, 1) if wall else None}
+    return eval_summary(rows, {f"eval_at_{m}s": m for m in MARKS_S if m <= budget_s})
 
 
 def write(out: Path, header: dict, kept: dict[str, dict]) -> None:

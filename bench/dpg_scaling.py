@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.machine import machine_info
-from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, run_for
+from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, eval_summary, run_for
 
 SETTINGS = {"eval_every": 1000, "eval_episodes": 5, "log_every_s": 10.0}
 
@@ -43,14 +43,8 @@ def command(env: str, seed: int, actors: int, run_dir: Path) -> list[str]:
 def row(actors: int, rows: list[dict], budget_s: float) -> dict:
     """One actor count's summary and curve (wall_s, frames, greedy mean at each evaluation)."""
     curve = [(r["wall_s"], r["frames"], r["eval_mean"]) for r in rows if r["eval_mean"] is not None]
-    marks = {f"eval_at_{f}": ([e for t, _, e in curve if t <= f * budget_s] or [None])[-1]
-             for f in (0.25, 0.5, 1.0)}
-    last = rows[-1] if rows else {}
-    wall = last.get("wall_s") or 0.0
-    return {"actors": actors, **marks, "best_eval": max((e for *_, e in curve), default=None),
-            "frames": last.get("frames"), "updates": last.get("updates"),
-            "frames_per_s": round(last["frames"] / wall, 1) if wall else None,
-            "updates_per_s": round(last["updates"] / wall, 1) if wall else None, "curve": curve}
+    marks = {f"eval_at_{f}": f * budget_s for f in (0.25, 0.5, 1.0)}
+    return {"actors": actors, **eval_summary(rows, marks), "curve": curve}
 
 
 def time_to(curve: list, score: float | None) -> float | None:

@@ -62,6 +62,18 @@ def distrl_rows(run_dir: Path) -> list[dict]:
     return rows
 
 
+def eval_summary(rows: list[dict], marks: dict[str, float]) -> dict:
+    """distrl_rows' greedy evaluation at each mark (name -> wall seconds: the latest shown in a row at or
+    before it), the best, and the run's frames, updates and their rates at its last row."""
+    evals = [(r["wall_s"], r["eval_mean"]) for r in rows if r["eval_mean"] is not None]
+    out = {name: ([e for t, e in evals if t <= s] or [None])[-1] for name, s in marks.items()}
+    last = rows[-1] if rows else {}
+    wall = last.get("wall_s") or 0.0
+    return {**out, "best_eval": max((e for _, e in evals), default=None), "frames": last.get("frames"),
+            "updates": last.get("updates"), "frames_per_s": round(last["frames"] / wall, 1) if wall else None,
+            "updates_per_s": round(last["updates"] / wall, 1) if wall else None}
+
+
 def evaluations(run_dir: Path) -> list[dict]:
     """evaluations.csv's rows (none before the first): wall_s, updates and the greedy mean, eval_mean."""
     if not (run_dir / "evaluations.csv").exists():
