@@ -8,7 +8,8 @@ budget on this machine, one after another (issue 17).
 
 Contenders: distrl-apex (Ray, 2 actors), distrl-a3c (Ray, 2 workers), distrl-ba3c (Ray, 2 workers),
 distrl-gorila (Ray, 2 bundles), distrl-r2d2 (Ray, 2 actors), each with its MinAtar preset and nothing else set;
-distrl-r2d2-bf16, distrl-r2d2 with `--set learner.bf16=true`; sb3-dqn and paper-dqn
+distrl-r2d2-bf16, distrl-r2d2 with `--set learner.bf16=true` (the r2d2-minatar preset's own value since
+2026-11-28, kept so that its earlier rows keep their name); sb3-dqn and paper-dqn
 (bench/peers/minatar_peers.py). Each runs in its own process group, started on a quiet machine; its
 clock starts when the process starts (Ray start-up counts), and it is stopped at the budget. distrl's
 rows are its own metrics.csv (mean return of the last 100 training episodes, every log interval) and
