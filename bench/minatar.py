@@ -9,7 +9,8 @@ budget on this machine, one after another (issue 17).
 Contenders: distrl-apex (Ray, 2 actors), distrl-a3c (Ray, 2 workers), distrl-ba3c (Ray, 2 workers),
 distrl-gorila (Ray, 2 bundles), distrl-r2d2 (Ray, 2 actors), each with its MinAtar preset and nothing else set;
 distrl-r2d2-bf16, distrl-r2d2 with `--set learner.bf16=true` (the r2d2-minatar preset's own value since
-2026-11-28, kept so that its earlier rows keep their name); sb3-dqn and paper-dqn
+2026-11-28, kept so that its earlier rows keep their name); distrl-apex-bf16, distrl-apex with
+`--set learner.bf16=true`; sb3-dqn and paper-dqn
 (bench/peers/minatar_peers.py). Each runs in its own process group, started on a quiet machine; its
 clock starts when the process starts (Ray start-up counts), and it is stopped at the budget. distrl's
 rows are its own metrics.csv (mean return of the last 100 training episodes, every log interval) and
@@ -35,8 +36,9 @@ from bench.machine import machine_info
 from bench.runs import RESULTS, ROOT, distrl_rows, earlier_results, run_for
 
 DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila",
-          "distrl-r2d2": "r2d2", "distrl-r2d2-bf16": "r2d2"}
-SETTINGS = {"distrl-r2d2-bf16": ("--set", "learner.bf16=true")}  # on top of the architecture's MinAtar preset
+          "distrl-r2d2": "r2d2", "distrl-r2d2-bf16": "r2d2", "distrl-apex-bf16": "apex"}
+SETTINGS = {"distrl-r2d2-bf16": ("--set", "learner.bf16=true"),  # on top of the architecture's MinAtar preset
+            "distrl-apex-bf16": ("--set", "learner.bf16=true")}
 PEERS = ("sb3-dqn", "paper-dqn")
 CONTENDERS = (*DISTRL, *PEERS)
 # The MinAtar paper's DQN at 5M frames, read off its published learning curves (issue 17).

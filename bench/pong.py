@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.runs import ROOT, number, run_for
+from distrl.nets.precision import has_bf16_units
 
 CURVE = ("wall_s", "frames", "updates", "train_return", "eval_return", "env_frames_per_s",
          "learner_updates_per_s", "replay_inserts_per_s", "replay_samples_per_s")
@@ -78,12 +79,18 @@ def plan(cores: int, gpu: bool, memory_gib: float = 0.0) -> tuple[dict[str, obje
                 f"on the rest, stepped in ale-py's vector env, their forward passes on {share:g} of the GPU each")
     # No GPU: a CPU learner makes ~5 batches/s of 64 on 2 cores (BENCHMARKS.md, Ape-X acting
     # throughput); at batch 512 it would make less than one. One actor, one shard, and the replay
-    # ratio held at 2 so the actor leaves the learner its core.
+    # ratio held at 2 so the actor leaves the learner its core. A CPU with bf16 units steps the learner 1.8x
+    # faster in bfloat16 (bench/dqn_learner_step.py), and ale-py's vector env the games 1.35x (issue 34). The
+    # roles take every core, so the learner gets one torch thread: two threads beside a busy process made 0.44x
+    # one thread's steps (BENCHMARKS.md, "Pong to 19 on 2 cores").
     actors = max(1, cores - 3)
+    bf16 = has_bf16_units("cpu")
     return ({"actors": actors, "replay.shards": 1, "actor.envs_per_actor": 4, "learner.batch_size": 64,
-             "ray.learner_gpus": 0, "replay.samples_per_insert": 2.0, "torch_threads": 0},
-            f"{cores} cores, no GPU: learner on the CPU at batch 64, 1 replay shard, {actors} actor(s) x 4 envs, "
-            "2 samples per insert")
+             "ray.learner_gpus": 0, "replay.samples_per_insert": 2.0, "torch_threads": 1, "actor.vector_env": True,
+             **({"learner.bf16": True} if bf16 else {})},
+            f"{cores} cores, no GPU: learner on the CPU at batch 64" + (" in bfloat16" if bf16 else "") +
+            f" on one torch thread, 1 replay shard, {actors} actor(s) x 4 envs in ale-py's vector env, 2 samples "
+            "per insert")
 
 
 PRESETS = {"apex": "apex-atari-fast", "a3c": "a3c-atari", "ba3c": "ba3c-atari", "gorila": "gorila-atari",

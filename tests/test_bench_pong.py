@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench import pong  # the repository root is on pytest's path (pyproject.toml: pythonpath)
+from distrl.nets.precision import has_bf16_units
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,7 +55,9 @@ def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learn
     # the actors' GPU shares and the learner's fill the one GPU exactly: Ray could place no less, and more would wait
     assert gpu["actors"] * gpu["ray.actor_gpus"] + gpu["ray.learner_gpus"] == pytest.approx(1.0)
     cpu, why = pong.plan(2, gpu=False)
-    assert cpu["actors"] == 1 and cpu["ray.learner_gpus"] == 0 and "no GPU" in why
+    assert cpu["actors"] == 1 and cpu["ray.learner_gpus"] == 0 and "no GPU" in why and cpu["actor.vector_env"]
+    assert cpu["torch_threads"] == 1  # the roles take every core: more learner threads only wait on each other
+    assert cpu.get("learner.bf16", False) is has_bf16_units("cpu") and ("bfloat16" in why) is has_bf16_units("cpu")
     # issue 18's other systems: A3C and BA3C with 16 workers, Gorila with the cores left beside 4 shards
     assert pong.plan_others("a3c", 16)[0]["actors"] == pong.plan_others("ba3c", 16)[0]["actors"] == 16
     gorila, _ = pong.plan_others("gorila", 16)

@@ -1,5 +1,7 @@
 """Learning-rule numbers computed by hand."""
 
+import copy
+
 import numpy as np
 import pytest
 import torch
@@ -84,3 +86,28 @@ def test_learner_grads_match_the_step_it_would_take():
     expected = torch.cat([p.grad.reshape(-1) for p in learner.online.parameters()]).numpy()
     np.testing.assert_allclose(flat, expected, rtol=1e-6)
     assert loss == pytest.approx(metrics["loss"]) and td == pytest.approx(priorities)
+
+
+@pytest.mark.parametrize("dueling", [True, False])
+def test_bf16_runs_the_hidden_layers_in_bfloat16_and_keeps_q_targets_and_parameters_float32(dueling):
+    from distrl import config as C
+    from distrl.components.learner import DQNLearner
+    cfg = C.build_config("apex", "ALE/Pong-v5")
+    torch.manual_seed(0)
+    net = make_q_network((4, 84, 84), 6, dueling=dueling)
+    full = DQNLearner(net, cfg.learner)
+    half = DQNLearner(copy.deepcopy(net), cfg.learner, bf16=True)
+    rng = np.random.default_rng(0)
+    batch = {"obs": rng.integers(0, 256, (8, 4, 84, 84), dtype=np.uint8),
+             "next_obs": rng.integers(0, 256, (8, 4, 84, 84), dtype=np.uint8), "action": rng.integers(0, 6, 8),
+             "reward": np.ones(8, np.float32), "discount": np.full(8, 0.97, np.float32)}
+    obs = torch.as_tensor(batch["obs"])
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        q16 = half.online(obs)
+    q32 = full.online(obs)
+    assert q16.dtype == torch.float32  # the output layers ran in float32
+    assert not torch.equal(q16, q32) and torch.allclose(q16, q32, atol=0.01)  # the hidden layers did not
+    _, p32 = full.step(batch, np.ones(8, np.float32))
+    _, p16 = half.step(batch, np.ones(8, np.float32))
+    assert not np.array_equal(p16, p32) and np.allclose(p16, p32, atol=0.02)
+    assert all(p.dtype == torch.float32 for p in half.online.parameters())

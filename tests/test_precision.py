@@ -3,7 +3,9 @@
 import pytest
 
 from distrl import config as C
+from distrl.architectures.apex import Apex
 from distrl.architectures.apex_dpg import ApexDPG
+from distrl.architectures.dqn import DQN
 from distrl.architectures.r2d2 import R2D2
 from distrl.nets import precision
 from distrl.nets.precision import has_bf16_units, use_bf16
@@ -48,3 +50,6 @@ def test_the_wirings_resolve_learner_bf16_against_this_machine(tmp_path):
     r2d2 = R2D2(C.build_config("r2d2", "CartPole-v1", overrides={"learner.bf16": True, "run_dir": str(tmp_path / "r")}))
     learner = r2d2.make_learner()
     assert learner.cfg.bf16 is here and r2d2.cfg.learner.bf16  # the run's config keeps what was asked
+    for arch, cls in (("apex", Apex), ("dqn", DQN)):  # the DQN learner's, from its own config
+        wiring = cls(C.build_config(arch, "CartPole-v1", overrides={"learner.bf16": True, "run_dir": str(tmp_path / arch)}))
+        assert wiring.make_learner().bf16 is here

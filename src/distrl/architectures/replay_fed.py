@@ -27,6 +27,7 @@ from distrl.components.workers import ActorWorker, EvaluatorWorker, LearnerWorke
 from distrl.envs import is_atari
 from distrl.errors import ConfigError
 from distrl.nets import make_q_network
+from distrl.nets.precision import use_bf16
 from distrl.replay import FifoRemover, MinSize, RateLimiter, ReplayTable, SampleToInsertRatio
 from distrl.replay.samplers import Sampler
 from distrl.replay.sharded import ShardedReplay
@@ -160,7 +161,8 @@ class ReplayFed(Wiring):
         return FifoRemover()
 
     def make_learner(self, device: str = "cpu") -> DQNLearner:
-        return DQNLearner(self.make_net(), self.cfg.learner, device=device)
+        le = self.cfg.learner
+        return DQNLearner(self.make_net(), le, device=device, bf16=use_bf16(le.bf16, device))
 
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes)

@@ -13,6 +13,7 @@ from torch import nn
 from distrl.algos.dqn import double_q_targets, q_targets, td_loss
 from distrl.algos.rmsprop import RMSProp
 from distrl.config import LearnerConfig
+from distrl.nets.precision import bf16_autocast
 from distrl.params.param_server import unflatten_into
 
 
@@ -25,10 +26,12 @@ def make_optimizer(params, cfg: LearnerConfig) -> torch.optim.Optimizer:
 
 
 class DQNLearner:
-    """n-step (double) Q-learning on prioritized batches; the parameter source for Ape-X actors."""
+    """n-step (double) Q-learning on prioritized batches; the parameter source for Ape-X actors. With `bf16`
+    the networks' hidden layers run in bfloat16 autocast (1.8x the float32 step on Pong, 1.6x on MinAtar, on a
+    CPU with bf16 units: bench/dqn_learner_step.py); their output layers, the targets and the loss stay float32."""
 
-    def __init__(self, net: nn.Module, cfg: LearnerConfig, device: str = "cpu"):
-        self.cfg, self.device = cfg, torch.device(device)
+    def __init__(self, net: nn.Module, cfg: LearnerConfig, device: str = "cpu", bf16: bool = False):
+        self.cfg, self.device, self.bf16 = cfg, torch.device(device), bf16
         self.online = net.to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
         # None where a parameter server applies the gradients (Gorila's config has no optimizer).
@@ -67,13 +70,15 @@ class DQNLearner:
     def _loss(self, batch: dict[str, np.ndarray], weights: np.ndarray):
         obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
         reward, discount = self._tensor(batch["reward"]).float(), self._tensor(batch["discount"]).float()
-        q = self.online(obs)
-        with torch.no_grad():  # s' only picks actions and bootstraps: no backward through it
-            q_next_target = self.target(next_obs)
-            if self.cfg.double_q:
-                target = double_q_targets(reward, discount, self.online(next_obs), q_next_target)
-            else:
-                target = q_targets(reward, discount, q_next_target)
+        with bf16_autocast(self.device, self.bf16):
+            q = self.online(obs).float()
+            with torch.no_grad():  # s' only picks actions and bootstraps: no backward through it
+                q_next_target = self.target(next_obs).float()
+                q_next_online = self.online(next_obs).float() if self.cfg.double_q else None
+        if q_next_online is not None:
+            target = double_q_targets(reward, discount, q_next_online, q_next_target)
+        else:
+            target = q_targets(reward, discount, q_next_target)
         loss, td = td_loss(q, self._tensor(batch["action"]), target, self._tensor(weights).float(),
                            self.cfg.loss)
         return loss, td, q

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from distrl.nets.precision import in_float32
 from distrl.nets.shapes import image_kind
 
 
@@ -82,8 +83,15 @@ class DuelingHead(nn.Module):
     def aggregate(value: torch.Tensor, advantage: torch.Tensor) -> torch.Tensor:
         return value + advantage - advantage.mean(dim=-1, keepdim=True)
 
+    @staticmethod
+    def output(stream: nn.Module, features: torch.Tensor) -> torch.Tensor:
+        """A stream's hidden layer as autocast runs it, its output layer in float32 (learner.bf16)."""
+        if isinstance(stream, nn.Sequential):
+            features, stream = stream[:-1](features), stream[-1]
+        return in_float32(stream, features)
+
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        return self.aggregate(self.value(features), self.advantage(features))
+        return self.aggregate(self.output(self.value, features), self.output(self.advantage, features))
 
 
 class QNetwork(nn.Module):
@@ -93,7 +101,8 @@ class QNetwork(nn.Module):
         self.head = head
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.head(self.torso(obs))
+        features = self.torso(obs)
+        return self.head(features) if isinstance(self.head, DuelingHead) else in_float32(self.head, features)
 
 
 def make_q_network(obs_shape: Sequence[int], num_actions: int, *, dueling: bool = True,
