@@ -70,15 +70,14 @@ class DQNLearner:
     def _loss(self, batch: dict[str, np.ndarray], weights: np.ndarray):
         obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
         reward, discount = self._tensor(batch["reward"]).float(), self._tensor(batch["discount"]).float()
-        with bf16_autocast(self.device, self.bf16):
+        with bf16_autocast(self.device, self.bf16):  # the targets' own ops (argmax, gather, sums) stay float32
             q = self.online(obs).float()
             with torch.no_grad():  # s' only picks actions and bootstraps: no backward through it
                 q_next_target = self.target(next_obs).float()
-                q_next_online = self.online(next_obs).float() if self.cfg.double_q else None
-        if q_next_online is not None:
-            target = double_q_targets(reward, discount, q_next_online, q_next_target)
-        else:
-            target = q_targets(reward, discount, q_next_target)
+                if self.cfg.double_q:
+                    target = double_q_targets(reward, discount, self.online(next_obs).float(), q_next_target)
+                else:
+                    target = q_targets(reward, discount, q_next_target)
         loss, td = td_loss(q, self._tensor(batch["action"]), target, self._tensor(weights).float(),
                            self.cfg.loss)
         return loss, td, q

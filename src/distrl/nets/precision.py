@@ -20,7 +20,10 @@ def bf16_autocast(device: torch.device, enabled: bool) -> torch.autocast:
 
 
 def in_float32(layer: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """layer(x) in float32, also inside a bfloat16 autocast: for output layers."""
+    """layer(x) in float32, also inside a bfloat16 autocast: for output layers. Outside one (the actors, float32
+    learners) it is layer(x) itself: entering the context cost ~3.4 us a call, 6% of a MinAtar forward pass."""
+    if not torch.is_autocast_enabled(x.device.type):
+        return layer(x)
     with torch.autocast(x.device.type, enabled=False):
         return layer(x.float())
 
