@@ -12,13 +12,12 @@ TD3 at the same batch. Asserts nothing."""
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import torch
 
 from bench.machine import versions
+from bench.timing import alternating_rates
 from distrl.components.dpg_learner import DPGLearner
 from distrl.nets.dpg import DPGActor, DPGCritic
 
@@ -93,21 +92,13 @@ def main() -> None:
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     names = args.cases.split(",")
-    runs = {n: CASES[n][1]() for n in names}
-    for run in runs.values():
-        run(20)  # warm-up
-    rates: dict[str, list[float]] = {n: [] for n in names}
-    for _ in range(args.rounds):
-        for n in names:
-            t = time.perf_counter()
-            runs[n](args.updates)
-            rates[n].append(args.updates / (time.perf_counter() - t))
+    rates = alternating_rates({n: CASES[n][1]() for n in names}, args.updates, args.rounds, warmup=20)
     print(f"{versions()}; {args.threads} thread(s), {args.updates} updates x {args.rounds} rounds")
-    sb3 = {CASES[n][0]: statistics.median(rates[n]) for n in names if n.startswith("sb3")}
+    sb3 = {CASES[n][0]: rates[n] for n in names if n.startswith("sb3")}
     print("| case | updates/s | samples/s | vs SB3 TD3, same batch |")
     print("|---|---|---|---|")
     for n in names:
-        u, b = statistics.median(rates[n]), CASES[n][0]
+        u, b = rates[n], CASES[n][0]
         ratio = f"{u / sb3[b]:.2f}x" if b in sb3 else "-"
         print(f"| {n} | {u:.1f} | {u * b:,.0f} | {ratio} |")
 

@@ -6,19 +6,19 @@ be slower than float32.
 
     .venv/bin/python -m bench.dqn_learner_step                  # every shape, 3 rounds
 
-Each round times every case for `--seconds`, alternating the cases so that a noisy neighbour hits them alike.
+Each round times `--updates` updates of every case, alternating the cases so that a noisy neighbour hits them
+alike.
 Prints updates/s (median of the rounds) and bf16's ratio to float32 at the same shape. Asserts nothing."""
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import torch
 
 from bench.machine import versions
+from bench.timing import alternating_rates
 from distrl.components.learner import DQNLearner
 from distrl.config.sections import LearnerConfig
 from distrl.nets import make_q_network
@@ -42,36 +42,28 @@ def case(shape: str, bf16: bool):
                 "discount": np.full(b, 0.97, np.float32)} for _ in range(2)]
     weights = np.ones(b, np.float32)
 
-    def run(seconds: float) -> float:
-        n, t = 0, time.perf_counter()
-        while time.perf_counter() - t < seconds:
-            learner.step(batches[n % 2], weights)
-            n += 1
-        return n / (time.perf_counter() - t)
+    def run(n: int) -> None:
+        for i in range(n):
+            learner.step(batches[i % 2], weights)
     return run
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated, from: " + ", ".join(SHAPES))
-    p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--updates", type=int, default=10)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     shapes = args.shapes.split(",")
     cases = {(s, bf16): case(s, bf16) for s in shapes for bf16 in (False, True)}
-    for run in cases.values():
-        run(0.5)  # warm-up
-    rates: dict[tuple[str, bool], list[float]] = {c: [] for c in cases}
-    for _ in range(args.rounds):
-        for c, run in cases.items():
-            rates[c].append(run(args.seconds))
-    print(f"{versions()}; {args.threads} thread(s), {args.seconds:g} s x {args.rounds} rounds")
+    rates = alternating_rates(cases, args.updates, args.rounds, warmup=5)
+    print(f"{versions()}; {args.threads} thread(s), {args.updates} updates x {args.rounds} rounds")
     print("| shape | float32 updates/s | bf16 updates/s | bf16 / float32 |")
     print("|---|---|---|---|")
     for s in shapes:
-        f32, b16 = statistics.median(rates[s, False]), statistics.median(rates[s, True])
+        f32, b16 = rates[s, False], rates[s, True]
         print(f"| {s} | {f32:.1f} | {b16:.1f} | {b16 / f32:.2f}x |")
 
 

@@ -13,13 +13,12 @@ them alike. Prints updates/s (median of the rounds) and each case's ratio to the
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import torch
 
 from bench.machine import versions
+from bench.timing import alternating_rates
 from distrl.components.r2d2_learner import R2D2Learner
 from distrl.config.sections import R2D2LearnerConfig
 from distrl.nets.recurrent_q import RecurrentQNetwork
@@ -77,20 +76,12 @@ def main() -> None:
     cases = {f"{args.shape}, no episode starts": case(args.shape, 0),
              f"{args.shape}, 1 in 8 sequences starts an episode": case(args.shape, b // 8),
              f"{args.shape}, 1 in 8, learner.bf16": case(args.shape, b // 8, bf16=True)}
-    for run in cases.values():
-        run(3)  # warm-up
-    rates: dict[str, list[float]] = {n: [] for n in cases}
-    for _ in range(args.rounds):
-        for n, run in cases.items():
-            t = time.perf_counter()
-            run(args.updates)
-            rates[n].append(args.updates / (time.perf_counter() - t))
+    rates = alternating_rates(cases, args.updates, args.rounds, warmup=3)
     print(f"{versions()}; {args.threads} thread(s), {args.updates} updates x {args.rounds} rounds")
     print("| case | updates/s | sequences/s | vs the first |")
     print("|---|---|---|---|")
-    first = statistics.median(next(iter(rates.values())))
-    for n, r in rates.items():
-        u = statistics.median(r)
+    first = next(iter(rates.values()))
+    for n, u in rates.items():
         print(f"| {n} | {u:.1f} | {u * b:,.0f} | {u / first:.2f}x |")
     if args.profile:
         from torch.profiler import ProfilerActivity, profile
