@@ -87,7 +87,7 @@ class LearnerConfig:
     rms_eps: float = ranged(1.5e-7, gt=0)
     grad_clip: float = ranged(40.0, ge=0)  # global gradient-norm clip (0: none)
     target_update: int = ranged(2500, ge=1)  # batches between target-network copies
-    bf16: bool = False  # bfloat16 autocast in the networks' hidden layers (outputs, targets, loss float32) where the device has bf16 units; distrl's
+    bf16: bool = False  # bfloat16 autocast in the networks' hidden layers (outputs, targets, loss float32) where the device has bf16 units; float32 elsewhere (not in the paper)
     prefetch: int = ranged(16, ge=0)  # batches a background thread samples ahead (0: sample inline)
     prefetch_threads: int = ranged(1, ge=1)  # sample requests kept in flight to remote replay shards
 
@@ -369,7 +369,7 @@ class R2D2LearnerConfig:
     target_update: int = ranged(2500, ge=1)  # updates between target-network copies
     rescale_eps: float = ranged(1e-3, gt=0)  # h(x) = sign(x)(sqrt(|x| + 1) - 1) + eps x
     priority_eta: float = ranged(0.9, ge=0, le=1)  # eta max |delta| + (1 - eta) mean |delta| per sequence
-    bf16: bool = False  # bfloat16 autocast in the torso and the LSTM (the head, targets and loss stay float32) where the device has bf16 units; distrl's
+    bf16: bool = False  # bfloat16 autocast in the torso and the LSTM (the head, targets and loss stay float32) where the device has bf16 units; float32 elsewhere (not in the paper)
     prefetch: int = ranged(16, ge=0)
     prefetch_threads: int = ranged(1, ge=1)
 
