@@ -92,7 +92,7 @@ def main() -> None:
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     names = args.cases.split(",")
-    rates = alternating_rates({n: CASES[n][1]() for n in names}, args.updates, args.rounds, warmup=20)
+    rates = alternating_rates({n: CASES[n][1]() for n in names}, args.rounds, warmup=20, n=args.updates)
     print(f"{versions()}; {args.threads} thread(s), {args.updates} updates x {args.rounds} rounds")
     sb3 = {CASES[n][0]: rates[n] for n in names if n.startswith("sb3")}
     print("| case | updates/s | samples/s | vs SB3 TD3, same batch |")

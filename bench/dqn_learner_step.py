@@ -6,8 +6,8 @@ be slower than float32.
 
     .venv/bin/python -m bench.dqn_learner_step                  # every shape, 3 rounds
 
-Each round times `--updates` updates of every case, alternating the cases so that a noisy neighbour hits them
-alike.
+Each round times every case for about `--seconds` (as many updates as its warm-up's rate fits), alternating
+the cases so that a noisy neighbour hits them alike.
 Prints updates/s (median of the rounds) and bf16's ratio to float32 at the same shape. Asserts nothing."""
 
 from __future__ import annotations
@@ -51,15 +51,15 @@ def case(shape: str, bf16: bool):
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated, from: " + ", ".join(SHAPES))
-    p.add_argument("--updates", type=int, default=10)
+    p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     shapes = args.shapes.split(",")
     cases = {(s, bf16): case(s, bf16) for s in shapes for bf16 in (False, True)}
-    rates = alternating_rates(cases, args.updates, args.rounds, warmup=5)
-    print(f"{versions()}; {args.threads} thread(s), {args.updates} updates x {args.rounds} rounds")
+    rates = alternating_rates(cases, args.rounds, warmup=3, seconds=args.seconds)
+    print(f"{versions()}; {args.threads} thread(s), about {args.seconds:g} s x {args.rounds} rounds")
     print("| shape | float32 updates/s | bf16 updates/s | bf16 / float32 |")
     print("|---|---|---|---|")
     for s in shapes:

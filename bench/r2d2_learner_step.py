@@ -76,7 +76,7 @@ def main() -> None:
     cases = {f"{args.shape}, no episode starts": case(args.shape, 0),
              f"{args.shape}, 1 in 8 sequences starts an episode": case(args.shape, b // 8),
              f"{args.shape}, 1 in 8, learner.bf16": case(args.shape, b // 8, bf16=True)}
-    rates = alternating_rates(cases, args.updates, args.rounds, warmup=3)
+    rates = alternating_rates(cases, args.rounds, warmup=3, n=args.updates)
     print(f"{versions()}; {args.threads} thread(s), {args.updates} updates x {args.rounds} rounds")
     print("| case | updates/s | sequences/s | vs the first |")
     print("|---|---|---|---|")
