@@ -6,7 +6,7 @@ be slower than float32.
 
     .venv/bin/python -m bench.dqn_learner_step                  # every shape, 3 rounds
 
-Each round times every case for about `--seconds` (as many updates as its warm-up's rate fits), alternating
+Each round times every case for about `--seconds` (as many updates as a warm batch of 3 showed fit), alternating
 the cases so that a noisy neighbour hits them alike.
 Prints updates/s (median of the rounds) and bf16's ratio to float32 at the same shape. Asserts nothing."""
 
