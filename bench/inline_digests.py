@@ -47,13 +47,13 @@ CASES: dict[str, tuple[str, str, dict]] = {  # name: (architecture, env, overrid
 
 def run_case(name: str) -> dict:
     from distrl import config as C
-    from distrl.checkpoint import latest_checkpoint, state_digest
+    from distrl.checkpoint import latest_checkpoint, read_checkpoint, state_digest
     from distrl.training import train
     architecture, env, overrides = CASES[name]
     with tempfile.TemporaryDirectory() as tmp:
         cfg = C.build_config(architecture, env, overrides={**BASE, **overrides, "run_dir": str(Path(tmp) / "run")})
         summary = train(cfg, live=False)
-        data = torch.load(latest_checkpoint(Path(tmp) / "run"), weights_only=True)
+        data = read_checkpoint(latest_checkpoint(Path(tmp) / "run"))
     return {"frames": summary["frames"], "updates": summary.get("updates"), "eval": summary.get("eval_return_mean"),
             "checkpoint_step": data["meta"]["step"], "counters": data["counters"],
             "returns_digest": state_digest(data["returns"]), "roles_digest": state_digest(data["roles"]),

@@ -181,8 +181,10 @@ def test_killed_learner_resumes_from_its_checkpoint(tmp_path, train_with_hook):
     def hook(state):
         if "after_restart" in seen:
             return
-        if seen:  # the first counters the new incarnation reports
+        if seen:  # the first counters the new incarnation reports once the driver handed it its state
             try:
+                if ray.get(state["learner"][0].needs_state.remote(), timeout=60):
+                    return
                 seen["after_restart"] = ray.get(state["learner"][0].counters.remote(), timeout=60)["updates"]
             except ray.exceptions.RayActorError:
                 pass
@@ -255,17 +257,12 @@ def test_killed_replay_with_replay_checkpoint_reloads_its_saved_set(tmp_path, tr
         if "killed" not in seen and replay_set(tmp_path / "run"):
             os.kill(ray.get(shard.__ray_call__.remote(lambda self: os.getpid())), signal.SIGKILL)
             seen["killed"] = True
-        elif "killed" in seen and "restored" not in seen:
-            try:
-                seen["restored"] = ray.get(shard.restored.remote(), timeout=30)
-            except (ray.exceptions.RayActorError, ray.exceptions.GetTimeoutError):
-                pass
 
     from distrl.runtime import ray as ray_runtime
     summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 6000, **{"replay.checkpoint": True}), hook)
-    restored = seen["restored"]
-    assert restored["path"] is not None and "/replay-" in restored["path"]
-    assert restored["size"] > FAST["replay.min_size"]  # it came back with the saved set, not empty
+    restored = [r for r in summary["restores"] if r["role"] == "replay"]  # what the driver handed it back
+    assert len(restored) == 1 and "/replay-" in restored[0]["checkpoint"], summary["restores"]
+    assert restored[0]["size"] > FAST["replay.min_size"]  # it came back with the saved set, not empty
     assert summary["frames"] >= 6000
 
 

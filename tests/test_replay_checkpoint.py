@@ -1,13 +1,16 @@
 """replay.checkpoint=true: the replay is saved (compressed, atomically) with each checkpoint, only the
 newest checkpoint's set is kept, and a restarted shard or --resume reloads exactly that set."""
 
-from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
-from distrl.checkpoint import replay_path, replay_set, save_checkpoint
+from distrl.checkpoint import replay_path, replay_set
 from distrl.cli import main
+from distrl.components.workers import ReplayShard
+from distrl.errors import NotRestored
 from distrl.replay import PrioritizedSampler, ReplayTable
+from tests.replay_files import load_table, save_table
 
 
 def _table(n):
@@ -17,44 +20,55 @@ def _table(n):
     return table
 
 
-def _checkpoint(run, step):
-    save_checkpoint(run, step, {}, {"architecture": "apex", "shapes": {}})
-
-
 def test_only_the_newest_checkpoints_replay_set_is_kept_and_loaded(tmp_path):
     for step, n in ((20, 5), (40, 7)):
-        _table(n).save(replay_path(tmp_path, step, 0))
-        _checkpoint(tmp_path, step)
+        save_table(_table(n), tmp_path, step)
     assert not replay_path(tmp_path, 20, 0).exists()  # rotated away with its checkpoint's turn
-    _table(9).save(replay_path(tmp_path, 60, 0))  # saved, but its checkpoint was never written
+    np.savez(replay_path(tmp_path, 60, 0), **_table(9).state_dict())  # saved, but its checkpoint never written
     assert replay_set(tmp_path) == {0: replay_path(tmp_path, 40, 0)}  # the newest complete set
+    assert len(load_table(replay_set(tmp_path)[0])) == 7
 
 
 class ShardWiring:
-    """What a ReplayShard asks of its wiring: the table's arguments, and whether and where to reload."""
+    """What a ReplayShard asks of its wiring: the table's arguments."""
 
-    def __init__(self, *args, run_dir=None):
+    def __init__(self, *args):
         self.args = args
-        self.cfg = SimpleNamespace(run_dir=run_dir, replay=SimpleNamespace(checkpoint=run_dir is not None))
 
     def replay_args(self, index):
         return self.args
 
 
-def test_a_restarted_replay_shard_reloads_the_saved_set(tmp_path):
-    from distrl.components.workers import ReplayShard
+class Restarted:
+    """A transport whose role is a restart of one that died."""
 
+    @staticmethod
+    def restarted():
+        return True
+
+
+def test_a_restarted_replay_shard_takes_its_set_in_pieces_from_the_driver(monkeypatch):
+    from distrl.components import chunks
+    from distrl.transport import Local
+
+    monkeypatch.setattr(chunks, "CHUNK", 100)  # many pieces for every array
     saved = _table(7)
-    saved.save(replay_path(tmp_path, 40, 0))
-    _checkpoint(tmp_path, 40)
-    shard = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, (), run_dir=str(tmp_path)), 0)
-    assert shard.restored()["path"] == str(replay_path(tmp_path, 40, 0)) and len(shard) == 7
+    first = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, ()), 0, transport=Local)
+    assert not first.needs_state()  # a new run's shard starts empty and needs nothing
+    shard = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, ()), 0, transport=Restarted)
+    assert shard.needs_state() and len(shard) == 0
+    shard.add({"obs": np.zeros((2, 1), np.float32), "action": np.zeros(2, np.int64)})  # serves as empty meanwhile
+    with pytest.raises(NotRestored):  # its set is not the run's until the driver handed it back
+        chunks.fetch(Local, shard)
+    chunks.send(Local, shard, saved.state_dict())
+    shard.restore({"source": "ckpt-40"}, "ckpt-40")
+    assert not shard.needs_state() and shard.restored()["path"] == "ckpt-40" and len(shard) == 7
+    fetched, whole = chunks.fetch(Local, shard), shard.state_dict()  # and back to the driver, in pieces
+    assert fetched.keys() == whole.keys() and all(np.array_equal(fetched[k], whole[k]) for k in whole)
     keys, batch, weights = shard.sample(64)
     expected = saved.sample(64)  # the same rng state was saved with it
     assert np.array_equal(keys, expected[0]) and np.allclose(weights, expected[2])
     assert np.array_equal(batch["obs"], expected[1]["obs"])
-    fresh = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, (), run_dir=str(tmp_path)), 1)  # no file for shard 1
-    assert len(fresh) == 0 and fresh.restored()["path"] is None
 
 
 def test_inline_apex_saves_its_replay_and_resume_reloads_it(tmp_path, capsys):
@@ -65,7 +79,7 @@ def test_inline_apex_saves_its_replay_and_resume_reloads_it(tmp_path, capsys):
     files = sorted(p.name for p in (run / "checkpoints").glob("replay-*.npz"))
     newest = sorted((run / "checkpoints").glob("ckpt-*.pt"))[-1]
     assert files == [newest.name.replace("ckpt", "replay").replace(".pt", "-00.npz")]
-    size = len(ReplayTable.restore(run / "checkpoints" / files[0]))
+    size = len(load_table(run / "checkpoints" / files[0]))
     assert size >= 600 - 3 * 2  # every transition of the run (less the n-step tails still in the adders)
     capsys.readouterr()
     assert main(["train", "apex", "--resume", str(run), "--max-frames", "700", "--quiet"]) == 0

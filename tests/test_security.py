@@ -44,3 +44,20 @@ def test_a_process_without_the_runs_token_cannot_join_its_ray():
         owner.wait()
     assert outsider.returncode != 0 and "JOINED" not in outsider.stdout
     assert "token" in outsider.stderr.lower()  # refused for want of the token, not for a typo
+
+
+@pytest.mark.parametrize("mode", ["token", ""])
+def test_joining_a_cluster_without_token_authentication_warns_in_one_line(monkeypatch, capsys, mode):
+    """A cluster a user started with `ray start` runs open to its network unless started with a token:
+    distrl says so when it joins one without (the joining process sees the mode its cluster needs)."""
+    from distrl.runtime.ray import cluster
+    monkeypatch.setattr(cluster.ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(cluster.ray, "init", lambda **kwargs: None)
+    monkeypatch.setattr(cluster, "check_reachable", lambda address: None)
+    monkeypatch.setenv("RAY_AUTH_MODE", mode)
+    assert cluster.connect("10.0.0.5:6379", 1)
+    err = capsys.readouterr().err.strip().splitlines()
+    if mode == "token":
+        assert err == []
+    else:
+        assert len(err) == 1 and "joined the Ray cluster at 10.0.0.5:6379 without token authentication" in err[0]

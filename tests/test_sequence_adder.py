@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from distrl.replay.sequence_adder import SequenceAdder
+from tests.replay_files import load_table, save_table
 
 
 def play(adder, steps, start_obs=0, end_at=None, terminal=True):
@@ -90,9 +91,7 @@ def test_the_replay_table_carries_sequences(tmp_path):
     items["state_h"] = items["state_c"] = np.arange(3 * 4, dtype=np.float32).reshape(3, 4)
     table = ReplayTable(10, PrioritizedSampler(alpha=0.9, beta=0.6), seed=1)
     keys = table.add(items, np.array([1.0, 2.0, 3.0]))
-    path = tmp_path / "replay.npz"
-    table.save(path)
-    restored = ReplayTable.restore(path)
+    restored = load_table(save_table(table, tmp_path))
     for t in (table, restored):
         got_keys, batch, weights = t.sample(64)
         slot = {int(k): i for i, k in enumerate(keys)}

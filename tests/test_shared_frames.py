@@ -7,6 +7,7 @@ import pytest
 from distrl.errors import ConfigError
 from distrl.replay import PrioritizedRemover, PrioritizedSampler, ReplayTable, pack
 from distrl.replay.frames import FRAMES, FramePool, share_frames
+from tests.replay_files import load_table, save_table
 
 STACK, N = 3, 2  # stacks of 3 frames, 2-step transitions
 
@@ -75,8 +76,7 @@ def test_a_sharing_table_gives_back_the_stacks_it_was_given_and_frees_evicted_fr
     kept = [table._fields[name][table._slot_key >= 0] for name in shared]
     assert len(table._pool) == len(np.unique(np.concatenate([k.ravel() for k in kept])))  # no frame kept for none
     assert len(table) == 20 and len(table._pool) < 20 * 2 * STACK / 2
-    table.save(tmp_path / "r.npz")
-    restored = ReplayTable.restore(tmp_path / "r.npz")
+    restored = load_table(save_table(table, tmp_path))
     assert restored.shared == shared and len(restored._pool) == len(table._pool)
     _, a, _ = table.sample(32)
     _, b, _ = restored.sample(32)  # the sampler's generator was saved with it

@@ -15,6 +15,7 @@ from distrl import __version__
 from distrl import config as C
 from distrl.errors import ConfigError
 from distrl.factory import Factory, check_picklable
+from distrl.storage import is_uri, local_run, store_for
 
 EnvSpec = str | Callable[[], Any]
 NetworkFactory = Callable[[Any, Any], Any]
@@ -81,11 +82,13 @@ def resume(run_dir: str | Path, *, overrides: dict[str, Any] | None = None, env:
     from distrl.training import describe_resume
     from distrl.training import train as run
     cfg = _load(run_dir, env, network)
+    local = Path(cfg.run_dir)
+    cfg.run_dir = str(run_dir)  # a URI stays one: the run goes on there
     for key, value in (overrides or {}).items():
         C.set_value(cfg, key, value)
     C.validate(cfg)
     _check_factories(cfg)
-    print(describe_resume(cfg, Path(run_dir)), flush=True)
+    print(describe_resume(cfg, local, str(run_dir)), flush=True)
     return run(cfg, resume=True, live=progress, chaos=chaos)
 
 
@@ -127,10 +130,12 @@ def evaluate(run_dir: str | Path, *, episodes: int | None = None, epsilon: float
     evaluator = _evaluator(cfg, episodes)
     policy = evaluator.policy
     result = {**evaluator.run(None if video is None else Video(video)), "env": str(cfg.env),
-              "checkpoint": policy.checkpoint, "updates": policy.updates}
+              "checkpoint": _where(run_dir, policy.checkpoint), "updates": policy.updates}
     if video is not None:
         result["videos"] = [str(Path(video) / f"eval-episode-{i}.mp4") for i in range(result["episodes"])]
-    (Path(run_dir) / "eval.json").write_text(json.dumps(result, indent=2))
+    (Path(cfg.run_dir) / "eval.json").write_text(json.dumps(result, indent=2))
+    if is_uri(run_dir):
+        store_for(str(run_dir)).push()
     return result
 
 
@@ -156,11 +161,13 @@ def export(run_dir: str | Path, *, format: str = "torchscript", out: str | Path 
                               "(or export --format torchscript, which needs only torch)") from None
     cfg = _load(run_dir, env, network)
     policy = _evaluator(cfg, 1).policy
-    path = Path(out) if out is not None else Path(run_dir) / f"policy{FORMATS[format]}"
+    path = Path(out) if out is not None else Path(cfg.run_dir) / f"policy{FORMATS[format]}"
     about = {"distrl": __version__, "architecture": cfg.architecture, "checkpoint": policy.checkpoint,
              "updates": policy.updates}
     sidecar = export_policy(policy, make_env(cfg.env, "eval", seed=0), str(cfg.env), format, path, about)
-    return {"file": str(path), "about": str(sidecar)}
+    if out is None and is_uri(run_dir):  # beside the run, where it is
+        store_for(str(run_dir)).push()
+    return {"file": _where(run_dir, path), "about": _where(run_dir, sidecar)}
 
 
 def sweep(architecture: str, env: str, *, out: str | Path, grid: dict[str, list] | None = None,
@@ -210,14 +217,21 @@ def _env(env: EnvSpec) -> str:
 
 
 def _load(run_dir: str | Path, env: EnvSpec | None, network: NetworkFactory | None) -> Any:
+    """The run's config, its run_dir where to read it on this host (a URI's local mirror)."""
     from distrl.training import load_run_config
-    cfg = load_run_config(Path(run_dir))
-    cfg.run_dir = str(run_dir)
+    local = local_run(run_dir)
+    cfg = load_run_config(local, str(run_dir))
+    cfg.run_dir = str(local)
     if env is not None:
         cfg.env = _env(env)
     if network is not None:
         cfg.net.factory = Factory(network)
     return cfg
+
+
+def _where(run_dir: str | Path, path: Any) -> str:
+    """A file of the run named where the run is: a URI's, not its local mirror's."""
+    return store_for(str(run_dir)).name(path) if is_uri(run_dir) else str(path)
 
 
 def _check_factories(cfg: Any) -> None:

@@ -1,4 +1,7 @@
-"""Atomic checkpoints (write a temp file, then rename) loaded with torch.load(weights_only=True).
+"""The one place a run's state touches storage: checkpoints written atomically (a temp file, then a rename)
+and read with torch.load(weights_only=True), and the replay sets saved with them. Roles never write:
+they hand their state to the driver as data, and the driver saves it here and reads it back here
+(runtime/driver.py), so a role on a host that shares no disk with the driver loses nothing.
 
 One format for every architecture: `{"meta", "roles", "counters", "returns", "rng"}`, where `roles`
 maps each stateful role to the states of its instances (`{"learner": [state]}` for Ape-X,
@@ -13,9 +16,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+import numpy as np
 import torch
 
 from distrl.errors import CheckpointError
@@ -63,30 +69,67 @@ def checkpoint_dir(run_dir: Path) -> Path:
     return Path(run_dir) / "checkpoints"
 
 
+def _atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
+    """`write(file)` into a temp file beside `path`, synced, then renamed over it: a reader sees the old
+    file or the whole new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def save_checkpoint(run_dir: Path, step: int, roles: dict[str, list[Any]], meta: dict[str, Any], *,
                     counters: dict[str, int] | None = None, returns: list[float] | None = None,
-                    rng: torch.Tensor | None = None, keep: int = 3) -> Path:
-    """Write checkpoints/ckpt-<step>.pt atomically and keep the newest `keep` files."""
+                    rng: torch.Tensor | None = None, replay: Mapping[int, Mapping[str, np.ndarray]] | None = None,
+                    keep: int = 3) -> Path:
+    """Write checkpoints/ckpt-<step>.pt atomically and keep the newest `keep` files. `replay` (shard index ->
+    its table's arrays) is written first, so a checkpoint that exists has its whole replay set."""
     folder = checkpoint_dir(run_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    for shard, arrays in (replay or {}).items():
+        _atomic_write(replay_path(run_dir, step, shard), lambda f, a=arrays: np.savez_compressed(f, **a))
     path = folder / f"ckpt-{step:010d}.pt"
-    tmp = path.with_name(path.name + ".tmp")
     payload = {"meta": {**meta, "format": FORMAT, "step": step}, "roles": {k: list(v) for k, v in roles.items()},
                "counters": {k: int(v) for k, v in (counters or {}).items()},
                "returns": [float(r) for r in (returns or [])]}
     if rng is not None:
         payload["rng"] = rng
-    with open(tmp, "wb") as f:
-        torch.save(payload, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    _atomic_write(path, lambda f: torch.save(payload, f))
     for old in list_checkpoints(run_dir)[:-keep]:
         old.unlink(missing_ok=True)
     for old in folder.iterdir():  # replay copies are big: keep only the newest checkpoint's set
         if (m := _REPLAY.match(old.name)) and int(m.group(1)) < step:
             old.unlink(missing_ok=True)
     return path
+
+
+def load_replay(path: Path) -> dict[str, np.ndarray]:
+    """A replay shard's saved arrays (ReplayTable.from_state rebuilds the table); a missing or damaged file
+    raises CheckpointError."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"replay checkpoint {path} not found; check the path or start without --resume")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except Exception as e:  # zip, zlib or npy errors: all mean a damaged file
+        raise CheckpointError(f"replay checkpoint {path} is corrupt or truncated ({type(e).__name__}: {e}); "
+                              "move it aside and resume from an earlier checkpoint") from e
+
+
+def replay_items(path: Path) -> int:
+    """The transitions a saved replay shard holds, read from its index alone; 0 if it cannot be read."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return int(z["keys"].shape[0])
+    except Exception:
+        return 0
 
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:
@@ -139,8 +182,9 @@ def latest_checkpoint(run_dir: Path) -> Path:
     return found[-1]
 
 
-def load_checkpoint(path: Path, architecture: str, shapes: dict[str, list[int]]) -> dict[str, Any]:
-    """Load and check a checkpoint; never modifies or deletes any file."""
+def read_checkpoint(path: Path) -> dict[str, Any]:
+    """A checkpoint file's payload as saved, unchecked (load_checkpoint checks it against a run); never
+    modifies or deletes any file."""
     path = Path(path)
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
@@ -152,8 +196,13 @@ def load_checkpoint(path: Path, architecture: str, shapes: dict[str, list[int]])
     meta = data.get("meta") if isinstance(data, dict) else None
     if not isinstance(meta, dict) or meta.get("format") not in (1, FORMAT):
         raise CheckpointError(f"{path} is not a distrl checkpoint (format 1 or {FORMAT}); start a new run")
-    if meta["format"] == 1:
-        data = upgrade(data)
+    return upgrade(data) if meta["format"] == 1 else data
+
+
+def load_checkpoint(path: Path, architecture: str, shapes: dict[str, list[int]]) -> dict[str, Any]:
+    """Load a checkpoint and check that it belongs to a run of `architecture` with these network shapes."""
+    data = read_checkpoint(path)
+    meta = data["meta"]
     if meta.get("architecture") != architecture:
         raise CheckpointError(f"checkpoint {path} is from architecture {meta.get('architecture')!r}, "
                               f"not {architecture!r}: resume it with `distrl train {meta.get('architecture')}`")

@@ -160,8 +160,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     from distrl.plotting import plot_runs
+    from distrl.storage import local_run
 
-    print(plot_runs([Path(d) for d in args.run_dirs], Path(args.out), args.x))
+    print(plot_runs([local_run(d, checkpoints=False) for d in args.run_dirs], Path(args.out), args.x))
     return 0
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -110,6 +109,8 @@ class Transport(Protocol):
 
     def device(self) -> str: ...  # where this process's role runs its networks ("cpu", "cuda")
 
+    def restarted(self) -> bool: ...  # whether this process's role is a restart of one that died
+
 
 class Placement(Protocol):
     """Where roles live: `name` picks each role's Work size ("inline", "ray")."""
@@ -117,7 +118,7 @@ class Placement(Protocol):
     name: str
     transport: Any
 
-    def check(self, roles: list) -> None: ...
+    def check(self, roles: list, cfg: Any = None) -> None: ...
 
     def start(self, wiring: Any, role: Any, index: int, links: dict[str, list]) -> Any: ...
 
@@ -129,13 +130,7 @@ class Placement(Protocol):
 # ---- the parts each role's class builds itself from -------------------------------------------------
 
 
-class Checkpoints(Protocol):
-    cfg: Any
-
-    def restore(self, run_dir: Path, required: bool = True) -> dict | None: ...
-
-
-class ReplayParts(Checkpoints, Protocol):
+class ReplayParts(Protocol):
     """A replay table of a run (ReplayShard)."""
 
     def replay_args(self, index: int) -> tuple: ...
@@ -157,9 +152,11 @@ class ActorParts(Protocol):
     def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> Any: ...
 
 
-class LearnerParts(Checkpoints, Protocol):
+class LearnerParts(Protocol):
     """The learner of a replay-fed wiring (LearnerWorker). `learner_step` is the wiring's learning step:
     train on one sampled batch, write back priorities, trim on schedule; it returns the step's metrics."""
+
+    cfg: Any
 
     def make_learner(self, device: str = "cpu") -> Any: ...
 
@@ -169,12 +166,8 @@ class LearnerParts(Checkpoints, Protocol):
 
     def learner_step(self, replay: Any, learner: Any, sampled: Any) -> dict[str, float]: ...
 
-    def load_learner(self, learner: Any, data: dict) -> None: ...
 
-    def save_learner(self, run_dir: Path, learner: Any, counters: dict[str, float], returns: list[float]) -> Path: ...
-
-
-class ShardParts(Checkpoints, Protocol):
+class ShardParts(Protocol):
     """A parameter-server shard (ShardWorker) and the clients of all of them."""
 
     def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]: ...

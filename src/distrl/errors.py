@@ -11,3 +11,8 @@ class ConfigError(DistrlError):
 
 class CheckpointError(DistrlError):
     """A checkpoint that is missing, corrupt, or belongs to another run shape."""
+
+
+class NotRestored(RuntimeError):
+    """A role that Ray restarted was asked for work before the driver handed it its state: callers take it
+    as "restarting" (the transport's `dead`) and try again."""

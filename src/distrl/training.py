@@ -8,16 +8,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
-
 from distrl import config as C
 from distrl.architectures import make_architecture
-from distrl.checkpoint import latest_checkpoint, list_checkpoints, replay_set
+from distrl.checkpoint import latest_checkpoint, list_checkpoints, read_checkpoint, replay_items, replay_set
 from distrl.components.monitor import Monitor
 from distrl.components.tracking import WandbTracker, require_tracking
 from distrl.envs.video import check_renders
 from distrl.errors import ConfigError
+from distrl.storage import RunStore, is_uri, store_for
 
 RUN_FILES = ("config.json", "metrics.csv", "evaluations.csv", "eval.json", "summary.json", "chaos.json", "checkpoints",
              "tb", "videos", "wandb")
@@ -80,18 +78,19 @@ def _not_a_run(run_dir: Path) -> str | None:
     return None
 
 
-def _require_run(run_dir: Path) -> None:
+def _require_run(run_dir: Path, name: str = "") -> None:
     reason = _not_a_run(run_dir)
     if reason is not None:
-        raise ConfigError(f"{run_dir}: no distrl run there ({reason}); give the directory of an earlier run")
+        raise ConfigError(f"{name or run_dir}: no distrl run there ({reason}); give the directory of an earlier run")
 
 
-def load_run_config(run_dir: Path) -> Any:
-    _require_run(run_dir)
+def load_run_config(run_dir: Path, name: str = "") -> Any:
+    """The config.json of the run in `run_dir` (`name`: what to call it in an error, where it is a URI's mirror)."""
+    _require_run(run_dir, name)
     try:
         data = json.loads((run_dir / "config.json").read_text())
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read {run_dir / 'config.json'} ({exc}); give the directory of a distrl run") \
+        raise ConfigError(f"cannot read {name or run_dir}/config.json ({exc}); give the directory of a distrl run") \
             from None
     return C.from_dict(data)
 
@@ -127,9 +126,14 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
     require_tracking(cfg.tracking)
     if cfg.runtime == "ray":
         runtime.check_this_machine(arch)  # as many role processes as the cores hold, before any starts
-    run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir(cfg)
-    cfg.run_dir = str(run_dir)
-    prepare_run_dir(run_dir, resume=resume, overwrite=overwrite)
+    store = store_for(cfg.run_dir) if is_uri(cfg.run_dir) else None
+    if store is not None:  # the run is written in a local mirror and pushed to its URI
+        run_dir = store.local
+        prepare_remote(store, resume=resume, overwrite=overwrite)
+    else:
+        run_dir = Path(cfg.run_dir) if cfg.run_dir else default_run_dir(cfg)
+        cfg.run_dir = str(run_dir)
+        prepare_run_dir(run_dir, resume=resume, overwrite=overwrite)
     if resume:
         _check_checkpoint(arch, run_dir)
     else:
@@ -143,9 +147,21 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         from distrl.runtime.chaos import Chaos
         hook = Chaos(chaos, cfg.max_frames, seed=cfg.seed)
     try:
-        result = runtime.run(arch, run_dir, monitor, resume=resume, hook=hook)
+        try:
+            result = runtime.run(arch, run_dir, monitor, resume=resume, hook=hook,
+                                 saved=store.push if store is not None else None)
+        finally:
+            monitor.close()
+        if store is not None and result["resumed_from"]:  # named where the run is, not by its mirror
+            result["resumed_from"] = store.name(result["resumed_from"])
+        summary = _summary(cfg, result, monitor, run_dir, hook)
     finally:
-        monitor.close()
+        if store is not None:
+            store.push()  # whatever the run got to, interrupted or not
+    return summary
+
+
+def _summary(cfg: Any, result: dict, monitor: Monitor, run_dir: Path, hook: Any) -> dict:
     evaluation = result["evaluation"] or {}
     summary = {
         "architecture": cfg.architecture, "env": cfg.env, "preset": cfg.preset, "runtime": cfg.runtime,
@@ -155,10 +171,10 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         "eval_return_mean": _finite(evaluation.get("mean", math.nan)),
         "eval_episodes": evaluation.get("episodes", 0), "eval_epsilon": evaluation.get("epsilon"),
         "eval_returns": evaluation.get("returns", []), "human_normalized": evaluation.get("human_normalized"),
-        "rates": monitor.overall_rates(), "faults": result.get("faults", {}),
+        "rates": monitor.overall_rates(), "faults": result.get("faults", {}), "restores": result.get("restores", []),
         "periodic_evaluations": len(result.get("evaluations", [])),
         "stopped_at_return": result.get("reached"),
-        "resumed_from": result["resumed_from"], "run_dir": str(run_dir),
+        "resumed_from": result["resumed_from"], "run_dir": str(cfg.run_dir),
     }
     if hook is not None:
         summary["chaos"] = hook.report()
@@ -167,27 +183,53 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
     return summary
 
 
+def prepare_remote(store: RunStore, *, resume: bool, overwrite: bool) -> None:
+    """prepare_run_dir's rules for a run directory at a URI, checked on the files there."""
+    if resume:
+        store.pull()
+        reason = _not_a_run(store.local)
+        if reason is not None:
+            raise ConfigError(f"{store.uri}: no distrl run there ({reason}); give the URI of an earlier run")
+        return
+    names = store.names()
+    if "config.json" in names:
+        store.pull(checkpoints=False)
+        if is_run(store.local):
+            if not overwrite:
+                raise ConfigError(f"run directory {store.uri} already holds a run: pass --resume {store.uri} to "
+                                  "continue it, --overwrite to replace it, or another --run-dir")
+            store.remove(RUN_FILES)
+            shutil.rmtree(store.local)
+            store.local.mkdir(parents=True)
+            return
+    taken = [name for name in RUN_FILES if name in names]
+    if taken:
+        raise ConfigError(f"{store.uri}/{taken[0]} exists and {store.uri} is not a distrl run, so distrl will not "
+                          "write over it (not even with --overwrite): give another --run-dir, or move it away")
+
+
 def _check_checkpoint(arch: Any, run_dir: Path) -> None:
     """Load the checkpoint to resume once before anything is written (metrics, TensorBoard), so a bad
     one is refused with the run directory untouched."""
     arch.restore(run_dir)
 
 
-def describe_resume(cfg: Any, run_dir: Path) -> str:
-    """One line on what --resume found, said before anything starts; no checkpoint is an error here."""
+def describe_resume(cfg: Any, run_dir: Path, name: str = "") -> str:
+    """One line on what --resume found (in `run_dir`, called `name` where it is a URI's mirror), said before
+    anything starts; no checkpoint is an error here."""
     path = latest_checkpoint(run_dir)
     older = len(list_checkpoints(run_dir)) - 1
     try:
-        counters = torch.load(path, map_location="cpu", weights_only=True)["counters"]
+        counters = read_checkpoint(path)["counters"]
         progress = f"{int(counters.get('frames', 0)):,} frames, {int(counters.get('episodes', 0)):,} episodes"
     except Exception:
         progress = "unreadable: loading it will say why"
-    line = f"resuming {run_dir} from {path.name} ({progress}; {older} older checkpoint(s) kept)"
+    line = f"resuming {name or run_dir} from {path.name} ({progress}; {older} older checkpoint(s) kept)"
     replay = getattr(cfg, "replay", None)
     if getattr(replay, "checkpoint", False):
         saved = replay_set(run_dir)
         if saved:
-            size = sum(_replay_items(p) for p in saved.values())
+            size = sum(replay_items(p) for p in saved.values())
             line += f"; replay: {len(saved)} shard(s) saved with it, {size:,} transitions"
         else:
             line += "; replay: none saved with it, so it refills before learning resumes"
@@ -195,14 +237,6 @@ def describe_resume(cfg: Any, run_dir: Path) -> str:
         hint = " (replay.checkpoint=true keeps it)" if hasattr(replay, "checkpoint") else ""
         line += f"; replay: not saved{hint}, so it refills before learning resumes"
     return line
-
-
-def _replay_items(path: Path) -> int:
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            return int(z["keys"].shape[0])
-    except Exception:
-        return 0
 
 
 def _finite(x: float) -> float | None:

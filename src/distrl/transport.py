@@ -107,6 +107,11 @@ class Local:
         or GPU-share actor is placed on Ray)."""
         return "cpu"
 
+    @staticmethod
+    def restarted() -> bool:
+        """Nothing restarts in one process."""
+        return False
+
 
 def retry(fn: Callable[[], Any], transport: Any, on_wait: Callable[[], None] | None = None,
           timeout_s: float = 120.0) -> Any:

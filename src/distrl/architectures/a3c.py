@@ -29,7 +29,6 @@ from distrl.architectures.common import (
     Seeds,
     flat_params,
     frame_skip,
-    save_shards,
     set_torch_threads,
     shards_policy_params,
     user_network,
@@ -100,22 +99,22 @@ class A3C(ShardedWiring):
 
     @contextmanager
     def owned(self) -> Iterator[None]:
-        """With ps.store=shared: the store, restored from the run's newest checkpoint if it has one,
-        for as long as the run goes; then its memory is freed."""
+        """With ps.store=shared: the store, for as long as the run goes (the driver hands it the run's newest
+        checkpoint, as it would a shard); then its memory is freed."""
         if self.cfg.ps.store != "shared":
             yield
             return
         self.owner = self.create_shared_store()
         try:
-            data = self.restore(Path(self.cfg.run_dir), required=False) if self.cfg.run_dir else None
-            if data:
-                self.owner.load_state_dict(data["roles"]["ps"][0])
             self.store_spec = self.owner.spec()
             yield
         finally:
             self.owner.close()
             self.owner.unlink()
             self.owner = self.store_spec = None
+
+    def owned_parts(self) -> dict[str, list]:
+        return {"ps": [self.owner]} if self.owner is not None else {}
 
     def store_client(self, shards: list, transport: Any) -> Any:
         """A worker's store: its own attachment of the shared one, or a client of the shards."""
@@ -135,12 +134,6 @@ class A3C(ShardedWiring):
 
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         return {"ps_waits": counters.get("workers/ps_waits", 0)}
-
-    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
-                   returns: list[float]) -> str:
-        if self.owner is None:
-            return super().checkpoint(roles, transport, counters, returns)
-        return str(save_shards(self, Path(self.cfg.run_dir), [self.owner.state_dict()], counters, returns))
 
     def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
         if self.owner is None:

@@ -7,12 +7,9 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import torch
-
-from distrl.architectures.common import Saveable, save_shards
+from distrl.architectures.common import Saveable
 from distrl.params.param_server import ShardedParameterServer
 from distrl.replay import RateLimiter
 
@@ -101,6 +98,7 @@ class Wiring(Saveable):
     """A wiring's side of the driver's loop; the defaults fit a role that needs nothing more."""
 
     progress_key = "learner/updates"  # the counter checkpoints and evaluations are scheduled on
+    saved_role = "learner"  # the role whose instances' snapshots make the checkpoint (runtime/driver.py)
     stats_roles: tuple[str, ...] = ()  # served roles whose stats() the driver sums into its counters
     fault_gauges: tuple[str, ...] = ()  # gauges that also go into the summary's faults
 
@@ -130,6 +128,11 @@ class Wiring(Saveable):
         they stop (A3C's shared-memory store); nothing by default."""
         yield
 
+    def owned_parts(self) -> dict[str, list]:
+        """Stateful parts that the driver's own process holds (owned()) in place of a role's instances, by
+        role name; the driver saves and restores them as it does the role's (A3C's shared-memory store)."""
+        return {}
+
     def stopping(self, roles: dict[str, list], transport: Any) -> None:
         """Called once max_frames is reached, before the calls still out are collected (BA3C's chief lets
         go of workers waiting for a round no more pushes will close)."""
@@ -141,11 +144,6 @@ class Wiring(Saveable):
     def pacing(self) -> Pacing | None:
         """The replay ratio the driver holds on every placement; None: none."""
         return None
-
-    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
-                   returns: list[float]) -> str:
-        """Save every stateful role; returns the checkpoint's path. By default the one learner saves itself."""
-        return transport.gather([transport.call(roles["learner"][0], "checkpoint", counters, returns)])[0]
 
     def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
         """(parameters to evaluate, as the transport passes them; their version): the learner's by default."""
@@ -168,18 +166,6 @@ class Wiring(Saveable):
         """Fields a GPU learner stages onto its device as they are sampled (components/staging.py): none by default."""
         return ()
 
-    def save_learner(self, run_dir: Path, learner: Any, counters: dict[str, float], returns: list[float]) -> Path:
-        """The learner's state (networks, optimizer, counters) under its update count, the torch RNG of its
-        process, and the run's progress."""
-        return self.save(run_dir, learner.updates, {"learner": [learner.state_dict()]}, counters, returns,
-                         rng=torch.get_rng_state())
-
-    def load_learner(self, learner: Any, data: dict) -> None:
-        """A restored checkpoint's learner state and RNG into `learner` and this process."""
-        learner.load_state_dict(data["roles"]["learner"][0])
-        if "rng" in data:
-            torch.set_rng_state(data["rng"])
-
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         """Columns of metrics.csv beside the rates, from the driver's counters."""
         return {}
@@ -189,10 +175,7 @@ class ShardedWiring(Wiring):
     """A wiring whose parameters live on parameter-server shards, the role "ps" (Gorila, A3C's sharded
     store, BA3C): the shards' states are its checkpoint and their values its policy."""
 
-    def checkpoint(self, roles: dict[str, list], transport: Any, counters: dict[str, float],
-                   returns: list[float]) -> str:
-        states = transport.gather([transport.call(s, "state_dict") for s in roles["ps"]])
-        return str(save_shards(self, Path(self.cfg.run_dir), states, counters, returns))
+    saved_role = "ps"
 
     def shard_client(self, shards: list, transport: Any) -> ShardedParameterServer:
         """The client every role (and the driver) reaches the shards through."""

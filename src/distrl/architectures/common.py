@@ -160,9 +160,9 @@ class Saveable:
         return {}
 
     def save(self, run_dir: Path, step: int, roles: dict[str, list], counters: dict[str, int],
-             returns: list[float], rng: torch.Tensor | None = None) -> Path:
+             returns: list[float], rng: torch.Tensor | None = None, replay: dict | None = None) -> Path:
         return save_checkpoint(run_dir, step, roles, self.checkpoint_meta(), counters=counters, returns=returns,
-                               rng=rng)
+                               rng=rng, replay=replay)
 
     def restore(self, run_dir: Path, required: bool = True) -> dict | None:
         """The newest checkpoint (roles, counters, returns, rng) with its path; None if there is none
@@ -178,13 +178,6 @@ class Saveable:
                 raise CheckpointError(f"checkpoint {path} holds {saved} {ROLE_NAMES.get(role, role)}, this run has "
                                       f"{count}: resume with --set {key}={saved}")
         return {**data, "path": str(path)}
-
-
-def save_shards(arch: Saveable, run_dir: Path, ps_states: list[dict], counters: dict[str, float],
-                returns: list[float]) -> Path:
-    """Every parameter-store shard's values, optimizer state and version, and the run's progress, under
-    the global update count (the minimum over shards)."""
-    return arch.save(run_dir, min(int(s["version"]) for s in ps_states), {"ps": ps_states}, counters, returns)
 
 
 def flat_params(arch: Any, flat: np.ndarray) -> dict[str, torch.Tensor]:

@@ -179,5 +179,5 @@ class ReplayFed(Wiring):
     def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
         """The latest checkpoint's online network, for `distrl eval`."""
         learner = self.make_learner()
-        self.load_learner(learner, data := self.restore(run_dir))
+        learner.load_state_dict((data := self.restore(run_dir))["roles"]["learner"][0])
         return learner.latest()[0], {"checkpoint": data["path"], "updates": learner.updates}

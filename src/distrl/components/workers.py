@@ -9,21 +9,20 @@ where it runs apart from them (contracts.Transport)."""
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 import time
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import torch
 
-from distrl.checkpoint import replay_path, replay_set, state_digest
+from distrl.checkpoint import state_digest
+from distrl.components.chunks import ChunkedState
 from distrl.components.staging import DeviceStager
 from distrl.contracts import (
     ActorLearnerParts,
     ActorParts,
     BundleParts,
-    Checkpoints,
     EvaluatorParts,
     GradientParts,
     LearnerParts,
@@ -33,6 +32,7 @@ from distrl.contracts import (
     ShardParts,
     Transport,
 )
+from distrl.errors import NotRestored
 from distrl.params.param_server import ParamShard
 from distrl.replay import ReplayTable
 from distrl.transport import retry
@@ -50,42 +50,90 @@ class Deltas:
         return delta
 
 
-class RestoresItself:
-    """A stateful role started again (a restart, or --resume) begins from its part of the run's newest
-    checkpoint: `load(data)` takes it from the checkpoint, and a digest of `state()` right after is what
-    a fault test compares with the file (`restored()`)."""
+class Restorable:
+    """A role whose state the run keeps: the driver takes its `snapshot()` into each checkpoint and hands it
+    back with `restore()`, at the start of a resumed run and whenever Ray has restarted it, on any host. A
+    restarted one refuses work (NotRestored, which callers take as "restarting") until then, so it never
+    serves its initial values as the run's. A snapshot is {"state": ..., "rng": the torch RNG where it
+    draws from it}; `restored()` is what a fault test compares with the file."""
 
     restored_from: str | None = None
     restored_digest: str | None = None
+    awaiting_state = False
 
-    def restore_newest(self, parts: Checkpoints, load: Callable[[dict], None],
-                       state: Callable[[], dict]) -> None:
-        run_dir = parts.cfg.run_dir
-        data = parts.restore(Path(run_dir), required=False) if run_dir else None
-        if data:
-            load(data)
-            self.restored_from, self.restored_digest = data["path"], state_digest(state())
+    def await_state_if_restarted(self, transport: Any) -> None:
+        self.awaiting_state = bool(transport is not None and transport.restarted())
+
+    def needs_state(self) -> bool:
+        return self.awaiting_state
+
+    def snapshot(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def load_snapshot(self, snapshot: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def restore(self, snapshot: dict[str, Any] | None, source: str | None = None, restart: bool = False) -> dict | None:
+        """`snapshot` as snapshot() gave it, from the checkpoint `source`; None: the initial state stands.
+        Returns restored(). With `restart`, only an incarnation still waiting for its state takes it (the
+        driver may learn of one restart twice); the others answer None."""
+        if restart and not self.awaiting_state:
+            return None
+        if snapshot is not None:
+            self.load_snapshot(snapshot)
+            self.restored_from, self.restored_digest = source, self.digest()
+        self.awaiting_state = False
+        return self.restored()
+
+    def digest(self) -> str | None:
+        """A digest of the state right after a restore, compared with the file's."""
+        raise NotImplementedError
+
+    def check_restored(self) -> None:
+        if self.awaiting_state:
+            raise NotRestored(f"{type(self).__name__} was restarted and waits for its state from the driver")
 
     def restored(self) -> dict:
-        """The checkpoint this incarnation loaded, with a digest of its state right after loading."""
-        return {"path": self.restored_from, "digest": self.restored_digest, "pid": os.getpid()}
+        """The checkpoint this incarnation was handed, with a digest of its state right after loading, and
+        whether it still waits for it."""
+        return {"path": self.restored_from, "digest": self.restored_digest, "pid": os.getpid(),
+                "awaiting": self.awaiting_state}
 
 
-class ReplayShard(ReplayTable):
-    """One replay table of a run. With replay.checkpoint on, one started again (a restart, or --resume)
-    reloads its slice of the newest checkpoint's replay set instead of starting empty."""
+class ReplayShard(ReplayTable, ChunkedState, Restorable):
+    """One replay table of a run. With replay.checkpoint on, the driver saves it with each checkpoint and
+    hands a restarted one (or --resume) its slice of the newest checkpoint's set; until then it takes and
+    serves experience as an empty table would."""
 
     def __init__(self, wiring: ReplayParts, index: int = 0, links: dict | None = None, transport: Any = None):
         super().__init__(*wiring.replay_args(index))
-        self.restored_from = None
-        cfg = wiring.cfg
-        saved = replay_set(Path(cfg.run_dir)) if getattr(cfg.replay, "checkpoint", False) and cfg.run_dir else {}
-        if index in saved:
-            self.__dict__.update(ReplayTable.restore(saved[index]).__dict__)
-            self.restored_from = str(saved[index])
+        self.await_state_if_restarted(transport)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"state": self.state_dict()}
+
+    def state_begin(self) -> dict[str, tuple[tuple[int, ...], str]]:
+        self.check_restored()  # a restarted shard's set is not the run's until the driver handed it back
+        return super().state_begin()
+
+    def load_snapshot(self, snapshot: dict[str, Any]) -> None:
+        """The arrays sent in pieces (state_put), or given whole in `snapshot["state"]`; the shard keeps its limiter."""
+        state = snapshot.get("state") or self.state_taken()
+        limiter = self.limiter
+        self.__dict__.update(ReplayTable.from_state(state, snapshot.get("source", "replay state")).__dict__)
+        self.limiter = limiter
+
+    def restore(self, snapshot: dict[str, Any] | None, source: str | None = None, restart: bool = False) -> dict | None:
+        try:
+            return super().restore(snapshot, source, restart)
+        finally:
+            self.state_taken()  # pieces a restore did not take are let go
+
+    def digest(self) -> None:
+        return None  # a replay set is checked by its size (restored())
 
     def restored(self) -> dict:
-        return {"path": self.restored_from, "size": len(self), "pid": os.getpid()}
+        return {"path": self.restored_from, "size": len(self), "pid": os.getpid(), "awaiting": self.awaiting_state}
 
 
 class LearnerSource:
@@ -135,21 +183,17 @@ class ActorWorker:
         return os.getpid()
 
 
-class LearnerWorker(RestoresItself):
+class LearnerWorker(Restorable):
     """The learner of a replay-fed wiring: `run(n)` makes up to n updates (as many as fit in the transport's
     call budget), sampling as the transport does (ahead, on threads, where the replay is remote), and
-    pausing while the replay cannot sample (the start, or a restarted shard refilling). It restores
-    itself from the run's newest checkpoint when one exists, and saves itself (and, with
-    replay.checkpoint, the replay shards first) when asked."""
+    pausing while the replay cannot sample (the start, or a restarted shard refilling). Its state (networks,
+    optimizer, counters, its process's torch RNG) goes to and comes from the driver as data."""
 
     def __init__(self, wiring: LearnerParts, index: int, links: dict[str, list], transport: Transport):
         self.wiring, self.transport, self.cfg = wiring, transport, wiring.cfg
-        self.run_dir = Path(self.cfg.run_dir)
         self.learner = wiring.make_learner(transport.device())
-        self.shards = links["replay"]
-        self.replay = wiring.replay_client(self.shards, transport)
-        self.restore_newest(wiring, lambda data: wiring.load_learner(self.learner, data),
-                            lambda: self.learner.state_dict())
+        self.replay = wiring.replay_client(links["replay"], transport)
+        self.await_state_if_restarted(transport)
         self.replay_waits = 0
         self.skipped_updates = 0  # asked for while the replay could not sample: not made up later
         self.waiting = True
@@ -169,12 +213,14 @@ class LearnerWorker(RestoresItself):
     def params(self) -> tuple[list, int]:
         """([parameters], version), as the transport publishes them (where actors run apart: every
         ray.publish_every updates)."""
+        self.check_restored()
         return self.published.get()
 
     def counters(self) -> dict[str, float]:
         return {**self.learner.counters(), "replay_waits": self.replay_waits, "skipped_updates": self.skipped_updates}
 
     def run(self, n: int) -> Report:
+        self.check_restored()
         with self._lock:
             self._train(int(n))
         return Report(self._deltas(self.counters()), state={"waiting_for_replay": int(self.waiting)})
@@ -215,19 +261,27 @@ class LearnerWorker(RestoresItself):
             self._prefetcher.close()
             self._prefetcher = None
 
-    def checkpoint(self, counters: dict[str, float], returns: list[float]) -> str:
-        """Save the learner (and first the replay set, with replay.checkpoint) under its update count."""
+    def snapshot(self) -> dict[str, Any]:
+        """The learner's state at one update, with its priorities sent to the replay first."""
         with self._lock:
+            self.check_restored()
             self.published.publish()
-            t = self.transport
-            if getattr(self.cfg.replay, "checkpoint", False):  # the replay set first: a checkpoint that exists has its set
-                try:
-                    self.replay.flush_priorities()
-                    t.gather([t.call(s, "save", str(replay_path(self.run_dir, self.learner.updates, i)))
-                              for i, s in enumerate(self.shards)])
-                except t.dead:
-                    pass  # a shard is restarting: this checkpoint goes without a replay set
-            return str(self.wiring.save_learner(self.run_dir, self.learner, counters, returns))
+            try:
+                self.replay.flush_priorities()
+            except self.transport.dead:
+                pass  # a shard is restarting: its priorities are lost with its data
+            return {"state": self.learner.state_dict(), "rng": torch.get_rng_state()}
+
+    def load_snapshot(self, snapshot: dict[str, Any]) -> None:
+        with self._lock:
+            self.learner.load_state_dict(snapshot["state"])
+            if snapshot.get("rng") is not None:
+                torch.set_rng_state(snapshot["rng"])
+            self.published.publish()
+            self._deltas = Deltas(self.counters())  # the run's counts go on from the checkpoint's
+
+    def digest(self) -> str:
+        return state_digest(self.learner.state_dict())
 
     def finish(self) -> None:
         self._stop_prefetching()
@@ -248,16 +302,40 @@ class WaitsForShards:
         self.transport.idle(0.2)
 
 
-class ShardWorker(ParamShard, RestoresItself):
-    """A parameter-server shard of a run (Gorila; A3C's sharded store). One started again (a restart,
-    or --resume) begins from its slice of the run's newest checkpoint."""
+class ShardWorker(ParamShard, Restorable):
+    """A parameter-server shard of a run (Gorila; A3C's sharded store, BA3C). One started again (a
+    restart, or --resume) is handed its slice of the run's newest checkpoint by the driver, and refuses
+    pulls and pushes until then."""
 
     def __init__(self, wiring: ShardParts, index: int, links: dict | None = None, transport: Any = None):
         values, options = wiring.shard_args(index)
         super().__init__(values, **options)
-        self.restore_newest(wiring, lambda data: self.load_state_dict(data["roles"]["ps"][index]), self.state_dict)
+        self.await_state_if_restarted(transport)
+
+    def snapshot(self) -> dict[str, Any]:
+        self.check_restored()
+        return {"state": self.state_dict()}
+
+    def load_snapshot(self, snapshot: dict[str, Any]) -> None:
+        self.load_state_dict(snapshot["state"])
+
+    def digest(self) -> str:
+        return state_digest(self.state_dict())
+
+    def pull(self) -> tuple[Any, int]:
+        self.check_restored()
+        return super().pull()
+
+    def push(self, grad: Any, version: int) -> bool:
+        self.check_restored()
+        return super().push(grad, version)
+
+    def push_pull(self, grad: Any, version: int) -> tuple[Any, int]:
+        self.check_restored()
+        return super().push_pull(grad, version)
 
     def stats(self) -> dict[str, int]:
+        self.check_restored()
         return self.counters()
 
     def pid(self) -> int:
@@ -387,12 +465,22 @@ class GradientWorker(WaitsForShards):
 
 
 class EvaluatorWorker:
-    """Evaluates the parameters it is given under the wiring's protocol."""
+    """Evaluates the parameters it is given under the wiring's protocol. A filmed evaluation is recorded into
+    a folder of this process and comes back as the file's bytes: the driver writes it into the run, so an
+    evaluator on a host that shares no disk with the driver loses no video."""
 
     def __init__(self, wiring: EvaluatorParts, index: int = 0, links: dict | None = None, transport: Any = None):
         with torch.random.fork_rng(devices=[]):  # building its net must not move the run's torch RNG
             self.evaluator = wiring.make_evaluator()
+        if self.evaluator.video_dir is not None:
+            self.evaluator.video_dir = tempfile.mkdtemp(prefix="distrl-video-")
 
     def evaluate(self, params: dict[str, Any], updates: int) -> dict:
-        return {**self.evaluator.evaluate({k: torch.as_tensor(v) for k, v in params.items()}, updates),
-                "updates": updates}
+        result = {**self.evaluator.evaluate({k: torch.as_tensor(v) for k, v in params.items()}, updates),
+                  "updates": updates}
+        if "video" in result:
+            path = result["video"]
+            with open(path, "rb") as f:
+                result["video"] = {"name": os.path.basename(path), "data": f.read()}
+            os.unlink(path)
+        return result

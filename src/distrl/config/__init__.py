@@ -285,6 +285,9 @@ def validate(cfg: RunConfig) -> None:
     _check(not math.isnan(c.stop_return), "stop_return", c.stop_return, "a number, or inf to run to max_frames")
     _check(math.isinf(c.stop_return) or (c.eval_every and c.eval_episodes), "stop_return", c.stop_return,
            "inf unless eval_every and eval_episodes are both > 0 (the run stops on a periodic evaluation)")
+    pairs = [p.partition("=") for p in c.nodes.split(",")] if c.nodes else []
+    _check(all(role and sep and _is_ip(ip) for role, sep, ip in pairs), "nodes", c.nodes,
+           "ROLE=IP pairs, comma-separated, e.g. learner=10.0.0.2,replay=10.0.0.2, or empty")
     if c.architecture in ("apex", "apex-dpg", "dqn", "r2d2"):
         _validate_ray(c.ray)
     if c.architecture == "apex" and c.actor.vector_env:

@@ -130,6 +130,9 @@ class RunConfig:
     preset: str = ""
     runtime: str = "inline"
     address: str = ""                # ray: join this cluster (also RAY_ADDRESS); empty: start a local one
+    # ray: ROLE=IP pairs, comma-separated: start that role's instances on the node with that address (soft:
+    # restarted elsewhere once it is gone), e.g. learner=10.0.0.2,replay=10.0.0.2; the roles are the run's own
+    nodes: str = ""
     actors: int = ranged(8, ge=1)
     max_frames: int = ranged(50_000_000, ge=1)
     seed: int = ranged(0, ge=0)

@@ -7,9 +7,7 @@ serializes calls. Experience comes and goes in batches: dicts of numpy arrays sh
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 import zlib
 from collections.abc import Mapping
 from typing import NamedTuple
@@ -424,13 +422,14 @@ class ReplayTable:
         pool = self._pool.nbytes() if self._pool is not None else 0
         return plain + pool + self._zbytes + 8 * self._n_slots * len(self.compress)  # + list pointers
 
-    # ---- checkpoints ---------------------------------------------------------------------
-    def save(self, path) -> None:
-        """Write the whole state to one compressed .npz, atomically (temp file in the same dir, then rename)."""
-        path = os.fspath(path)
+    # ---- state -----------------------------------------------------------------------
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """The whole table as named arrays ("meta" a JSON document in bytes): data the driver stores with a
+        checkpoint (checkpoint.py writes it), in pieces where the table is large (components/chunks.py)."""
         for part, known in ((self.sampler, _SAMPLERS), (self.remover, _REMOVERS)):
             if type(part) not in known.values():
-                raise ConfigError(f"cannot checkpoint a table using {type(part).__name__}; save() knows only {sorted(known)}")
+                raise ConfigError(f"cannot checkpoint a table using {type(part).__name__}; state_dict() knows only "
+                                  f"{sorted(known)}")
         live = np.flatnonzero(self._slot_key >= 0)
         live = live[np.argsort(self._slot_key[live])]  # insertion order: rebuilds FIFO order on restore
         names = list(self._spec or {})
@@ -446,8 +445,8 @@ class ReplayTable:
             "sampler": [type(self.sampler).__name__, self.sampler.config()],
             "remover": [type(self.remover).__name__, self.remover.config()],
         }
-        arrays = {"meta": np.array(json.dumps(meta)), "keys": self._slot_key[live],
-                  "priorities": self._priority[live], "free": self._free}
+        arrays = {"meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), "keys": self._slot_key[live],
+                  "priorities": self._priority[live], "free": self._free.copy()}
         if self._pool is not None:  # the held frames, renumbered in id order; the stacks' indices with them
             held = self._pool.live()
             arrays["frames"], lengths = self._pool.frames_of(held)
@@ -462,40 +461,26 @@ class ReplayTable:
                 arrays[f"field{i}_len"] = np.array([len(b) for b in blobs], dtype=np.int64)
             else:
                 arrays[f"field{i}"] = self._fields[name][live]
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tmp-", suffix=".npz")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez_compressed(f, **arrays)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        return arrays
 
     @classmethod
-    def restore(cls, path, limiter: RateLimiter | None = None) -> "ReplayTable":
-        """Rebuild a table written by save(); a missing or damaged file raises CheckpointError."""
-        path = os.fspath(path)
-        if not os.path.isfile(path):
-            raise CheckpointError(f"replay checkpoint {path} not found; check the path or start without --resume")
+    def from_state(cls, state: Mapping[str, np.ndarray], label: str = "replay state",
+                   limiter: RateLimiter | None = None) -> "ReplayTable":
+        """A table rebuilt from state_dict()'s arrays; damaged or foreign ones raise CheckpointError naming `label`."""
         try:
-            with np.load(path, allow_pickle=False) as z:
-                table = cls._from_npz(z, path)
+            table = cls._from_state(state, label)
         except CheckpointError:
             raise
-        except Exception as e:  # zip, zlib, npy, json, shape or key errors: all mean a damaged file
-            raise CheckpointError(f"replay checkpoint {path} is corrupt or truncated ({type(e).__name__}: {e}); "
-                                  "delete it and restore an earlier one") from e
+        except Exception as e:  # zlib, json, shape or key errors: all mean damaged data
+            raise CheckpointError(f"replay checkpoint {label} is corrupt or truncated ({type(e).__name__}: {e}); "
+                                  "move it aside and resume from an earlier checkpoint") from e
         if limiter is not None:
             table.limiter = limiter
         return table
 
     @classmethod
-    def _from_npz(cls, z, path: str) -> "ReplayTable":
-        meta = json.loads(str(z["meta"][()]))
+    def _from_state(cls, z: Mapping[str, np.ndarray], path: str) -> "ReplayTable":
+        meta = json.loads(bytes(np.asarray(z["meta"], dtype=np.uint8)).decode())
         if meta.get("format") not in (_FORMAT, _FORMAT_SHARED):
             raise CheckpointError(f"{path} is not a distrl replay checkpoint (format {meta.get('format')!r})")
         (sname, scfg), (rname, rcfg) = meta["sampler"], meta["remover"]

@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import ray
-import torch
 from ray.exceptions import GetTimeoutError, RayActorError
 
-from distrl.checkpoint import list_checkpoints, state_digest
+from distrl.checkpoint import list_checkpoints, read_checkpoint, state_digest
 
 
 def _pid(_actor: Any) -> int:
@@ -123,12 +122,14 @@ class Chaos:
             info = ray.get(v["handle"].restored.remote(), timeout=5)
         except (RayActorError, GetTimeoutError):
             return  # not back yet
+        if info.get("awaiting"):
+            return  # back, but the driver has not handed it its state yet
         self._verify = None
         result = {"kind": v["kind"], "index": v["index"], "old_pid": v["pid"], "new_pid": info["pid"],
                   "path": info["path"], "expected_path": v["newest_checkpoint"],
                   "seconds_to_restore": round(time.monotonic() - self._t0 - v["t"], 2)}
         if info["path"]:
-            data = torch.load(info["path"], map_location="cpu", weights_only=True)
+            data = read_checkpoint(info["path"])
             saved = data["roles"]["learner" if v["kind"] == "learner" else "ps"][v["index"]]
             result["updates"] = int(saved["updates"] if "updates" in saved else saved["version"])
             result["exact"] = state_digest(saved) == info["digest"]

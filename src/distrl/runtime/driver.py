@@ -2,6 +2,10 @@
 count restarts, checkpoint and evaluate on schedule, stop at max_frames (or at the first periodic
 evaluation that reaches stop_return), save and evaluate at the end.
 
+The driver is the one owner of the run's state: stateful roles hand it their snapshots as data and it
+writes each checkpoint (checkpoint.py); it reads the newest one and hands each role its part at a
+resumed start and whenever Ray has restarted the role, on whatever host. No role reads or writes a file.
+
 It knows no architecture (the wiring says what its roles are) and no place (the placement starts the
 roles and gives the transport that reaches them): inline in this process, or Ray."""
 
@@ -14,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from distrl.architectures.base import Role, Wiring
+from distrl.checkpoint import load_replay, replay_set, state_digest
+from distrl.components import chunks
+from distrl.components.evaluator import VIDEO_DIR
 from distrl.components.monitor import Monitor
-from distrl.errors import ConfigError
+from distrl.errors import ConfigError, NotRestored
 from distrl.transport import retry
 
 _DEAD = -1
@@ -31,11 +38,12 @@ def count_restart(pids: dict, key: Any, pid: int | None, faults: dict, fault: st
     pids[key] = _DEAD if pid is None else pid
 
 
-def start_roles(wiring: Wiring, placement: Any, roles: list[Role], handles: dict[str, list] | None = None
-                ) -> dict[str, list]:
+def start_roles(wiring: Wiring, placement: Any, roles: list[Role], handles: dict[str, list] | None = None,
+                started: Callable[[Role], None] | None = None) -> dict[str, list]:
     """Start each role's instances on `placement` once the roles it links to exist (inline, that is the
-    order torch and numpy draw in), filling and returning `handles` (role name -> instances). Benches and
-    tests use it to place a wiring's roles without the training loop."""
+    order torch and numpy draw in), filling and returning `handles` (role name -> instances); `started(role)`
+    runs once a role's instances exist, before any role linked to it starts. Benches and tests use it to
+    place a wiring's roles without the training loop."""
     handles = {} if handles is None else handles
     waiting = list(roles)
     while waiting:
@@ -44,22 +52,25 @@ def start_roles(wiring: Wiring, placement: Any, roles: list[Role], handles: dict
             raise ValueError(f"roles {[r.name for r in waiting]} link to roles that never start")
         links = {name: handles[name] for name in role.links}
         handles[role.name] = [placement.start(wiring, role, i, links) for i in range(role.count)]
+        if started is not None:
+            started(role)
         waiting.remove(role)
     return handles
 
 
 def drive(wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
-          hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
+          hook: Callable[[dict], None] | None = None, saved: Callable[[], None] | None = None) -> dict[str, Any]:
     """Run `wiring` to max_frames on `placement`. `hook(state)` is called on every tick with the totals
-    and every role's instances (fault injection and bench/peers use it); training waits while it runs."""
-    return Driver(wiring, placement, Path(run_dir), monitor, hook).run()
+    and every role's instances (fault injection and bench/peers use it); training waits while it runs.
+    `saved()` after every checkpoint written (a run at a URI pushes its mirror there)."""
+    return Driver(wiring, placement, Path(run_dir), monitor, hook, saved).run()
 
 
 class Driver:
     def __init__(self, wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
-                 hook: Callable[[dict], None] | None):
+                 hook: Callable[[dict], None] | None, saved: Callable[[], None] | None = None):
         self.wiring, self.placement, self.transport = wiring, placement, placement.transport
-        self.cfg, self.run_dir, self.monitor, self.hook = wiring.cfg, run_dir, monitor, hook
+        self.cfg, self.run_dir, self.monitor, self.hook, self.saved = wiring.cfg, run_dir, monitor, hook, saved
         self.roles = wiring.roles()
         self.pacing = wiring.pacing()
         self.handles: dict[str, list] = {}
@@ -74,14 +85,25 @@ class Driver:
         self.evaluations: list[dict] = []
         self.eval_call: Any = None
         self.reached: dict | None = None  # the periodic evaluation that reached stop_return
+        self.saves_replay = bool(getattr(getattr(self.cfg, "replay", None), "checkpoint", False))
+        self.stateful = (wiring.saved_role, *(("replay",) if self.saves_replay else ()))
+        self.local: dict[str, list] = {}  # the stateful parts the wiring holds in this process (owned_parts)
+        self.checks: dict[tuple[str, int], Any] = {}  # needs_state calls out, per stateful instance
+        self.restores: list[dict] = []  # each restarted instance handed its state, and whether it holds it exactly
+        self.last_check = 0.0
 
     # ---- the run ---------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
-        resumed_from = self._restore_progress()
-        self.placement.check(self.roles)
+        data = self._newest()
+        resumed_from = self._restore_progress(data)
+        self.placement.check(self.roles, self.cfg)
         with self.wiring.owned():
+            self.local = self.wiring.owned_parts()
+            for name, parts in self.local.items():
+                for i, part in enumerate(parts if data else []):
+                    part.load_state_dict(data["roles"][name][i])
             try:
-                self._start_roles()
+                self._start_roles(data)
                 self.monitor.start(self.counters())
                 try:
                     self._loop()
@@ -92,9 +114,12 @@ class Driver:
             finally:
                 self.placement.stop([h for hs in self.handles.values() for h in hs])
 
-    def _restore_progress(self) -> str | None:
-        """The newest checkpoint's counters and recent returns (its roles restore themselves)."""
-        data = self.wiring.restore(self.run_dir, required=False)
+    def _newest(self) -> dict | None:
+        """The run's newest checkpoint, checked against this run; None before the first."""
+        return self.wiring.restore(self.run_dir, required=False)
+
+    def _restore_progress(self, data: dict | None) -> str | None:
+        """The newest checkpoint's counters and recent returns (the roles get their states as they start)."""
         if not data:
             return None
         counters = data["counters"]
@@ -104,8 +129,13 @@ class Driver:
         self.monitor.add_returns(list(data["returns"]))
         return data["path"]
 
-    def _start_roles(self) -> None:
-        start_roles(self.wiring, self.placement, self.roles, self.handles)
+    def _start_roles(self, data: dict | None) -> None:
+        def started(role: Role) -> None:  # each stateful role has its state before a role that calls it starts
+            if data is not None and role.name in self.stateful and role.name not in self.local:
+                for i in range(role.count):
+                    self._hand(role.name, i, data)
+
+        start_roles(self.wiring, self.placement, self.roles, self.handles, started)
         if getattr(self.wiring, "watched_return", None):
             self.monitor.watch(self.wiring.watched_return)
 
@@ -162,14 +192,14 @@ class Driver:
                 pass  # died at the end: its unsent data is lost, as any dead actor's
         retry(self.save, self.transport)
         final = self.log()
-        evaluation = retry(lambda: self.transport.gather([self._start_eval()])[0], self.transport) \
+        evaluation = retry(lambda: self._received(self.transport.gather([self._start_eval()])[0]), self.transport) \
             if self.cfg.eval_episodes else None
         if evaluation is not None:
             self.monitor.log_eval(evaluation)  # the last row of evaluations.csv (and of a tracker's curve)
         faults = {**self.faults, **{k: int(final[k]) for k in self.wiring.fault_gauges}}
         return {"frames": int(final["frames"]), "updates": int(self.progress()), "evaluation": evaluation,
                 "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations,
-                "reached": self.reached}
+                "reached": self.reached, "restores": self.restores}
 
     # ---- reports and restarts ----------------------------------------------------------------
     def _add(self, role: Role, i: int, call: Any) -> None:
@@ -182,6 +212,8 @@ class Driver:
                 cause = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
                 raise ConfigError(f"{role.name} {i} could not start ({cause[:300]}); the run is stopped") from None
             self._count_restart(role, i, None)
+            if isinstance(exc, NotRestored):  # restarted between calls: it gets its state before the next one
+                self._rehand(role.name, i)
             return
         self._count_restart(role, i, report.pid)
         for k, v in report.counters.items():
@@ -230,6 +262,7 @@ class Driver:
         if self.placement.name == "inline" and self.wiring.progress_key not in self.totals:
             self.counters()  # served progress (cheap in one process): the schedule follows it every round
         try:
+            self._watch_restarts()
             if self.progress() >= self.next_checkpoint:
                 self.save()
                 every = self.cfg.checkpoint_every
@@ -252,11 +285,21 @@ class Driver:
         self.next_eval = version + self.cfg.eval_every
         return self.transport.call(self.handles["evaluator"][0], "evaluate", params, version)
 
+    def _received(self, result: dict) -> dict:
+        """An evaluation's video arrives as bytes: written into the run here, its path in the result."""
+        video = result.get("video")
+        if isinstance(video, dict):
+            folder = self.run_dir / VIDEO_DIR
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / video["name"]).write_bytes(video["data"])
+            result = {**result, "video": str(folder / video["name"])}
+        return result
+
     def _poll_eval(self) -> None:
         if self.eval_call is None or not self.transport.wait([self.eval_call], timeout=0):
             return
         try:
-            self.evaluations.append(self.transport.gather([self.eval_call])[0])
+            self.evaluations.append(self._received(self.transport.gather([self.eval_call])[0]))
             self.monitor.log_eval(self.evaluations[-1])
         except self.transport.dead:
             pass  # the evaluator died with it; the next one is asked for later
@@ -269,11 +312,95 @@ class Driver:
                       f"at least stop_return {self.cfg.stop_return:g}: stopping", file=sys.stderr)
         self.eval_call = None
 
-    # ---- saving ------------------------------------------------------------------------------
+    # ---- state: the checkpoint, and a restarted role's part of it --------------------------------
     def save(self) -> str:
+        """Every stateful role's snapshot (and, with replay.checkpoint, the replay set, in pieces) written
+        as one checkpoint under the saved role's update count."""
+        name, t = self.wiring.saved_role, self.transport
+        if name in self.local:
+            snaps = [{"state": part.state_dict()} for part in self.local[name]]
+        else:
+            try:
+                snaps = t.gather([t.call(h, "snapshot") for h in self.handles[name]])
+            except NotRestored:  # a restart the watch has not caught yet: handed its state now, saved next try
+                for i, handle in enumerate(self.handles[name]):
+                    if t.gather([t.call(handle, "needs_state")])[0]:
+                        self._rehand(name, i)
+                raise
+        states = [s["state"] for s in snaps]
+        rng = next((s["rng"] for s in snaps if s.get("rng") is not None), None)
+        step = min(int(s["updates"] if "updates" in s else s["version"]) for s in states)
         episodes = sum(v for k, v in self.totals.items() if k.endswith("/episodes"))
         counters = {"frames": self.frames(), "episodes": episodes, **self.totals}
-        return self.wiring.checkpoint(self.handles, self.transport, counters, list(self.monitor.returns))
+        path = self.wiring.save(self.run_dir, step, {name: states}, counters, list(self.monitor.returns), rng=rng,
+                                replay=self._replay_set())
+        if self.saved is not None:
+            self.saved()
+        return str(path)
+
+    def _replay_set(self) -> dict[int, dict] | None:
+        if not self.saves_replay or not self.handles.get("replay"):
+            return None
+        try:
+            return {i: chunks.fetch(self.transport, h) for i, h in enumerate(self.handles["replay"])}
+        except self.transport.dead:
+            return None  # a shard is restarting: this checkpoint goes without a replay set
+
+    def _hand(self, name: str, i: int, data: dict | None, restart: bool = False) -> dict | None:
+        """Instance i of role `name` gets its part of checkpoint `data` (None: its initial state stands);
+        returns what it says it restored (Restorable.restored), None where `restart` and it was not waiting."""
+        t, handle = self.transport, self.handles[name][i]
+        snapshot, source = None, None
+        if data is not None and name == "replay":
+            path = replay_set(self.run_dir).get(i)
+            if path is not None:
+                chunks.send(t, handle, load_replay(path))
+                snapshot, source = {"source": str(path)}, str(path)
+        elif data is not None:
+            snapshot, source = {"state": data["roles"][name][i], "rng": data.get("rng")}, data["path"]
+        return t.gather([t.call(handle, "restore", snapshot, source, restart)])[0]
+
+    def _rehand(self, name: str, i: int) -> None:
+        """A restarted instance gets its part of the newest checkpoint, read again from the run's storage;
+        what it loaded is recorded (the summary's restores), with whether it holds exactly the saved state."""
+        data = self._newest()
+        try:
+            info = self._hand(name, i, data, restart=True)
+        except self.transport.dead:
+            return  # it died again: its next incarnation asks anew
+        if info is None:
+            return  # handed already
+        record = {"role": name, "index": i, "checkpoint": info["path"], "pid": info["pid"],
+                  "frames": int(self.frames())}
+        if name == "replay":
+            record["size"] = info["size"]
+        elif data is not None:
+            saved = data["roles"][name][i]
+            record["updates"] = int(saved["updates"] if "updates" in saved else saved["version"])
+            record["exact"] = state_digest(saved) == info["digest"]
+        self.restores.append(record)
+
+    def _watch_restarts(self) -> None:
+        """Where roles can restart (Ray), ask each stateful instance a few times a second whether it is a
+        restart still waiting for its state, and hand it that state."""
+        if self.placement.name == "inline" or time.perf_counter() - self.last_check < 0.25:
+            return
+        self.last_check, t = time.perf_counter(), self.transport
+        for name in self.stateful:
+            for i, handle in enumerate(self.handles.get(name, []) if name not in self.local else []):
+                call = self.checks.get((name, i))
+                if call is None:
+                    self.checks[(name, i)] = t.call(handle, "needs_state")
+                    continue
+                if not t.wait([call], timeout=0):
+                    continue
+                del self.checks[(name, i)]
+                try:
+                    needs = t.gather([call])[0]
+                except t.dead:
+                    continue
+                if needs:
+                    self._rehand(name, i)
 
     def _save_on_interrupt(self) -> None:
         """A second signal during the save ends it at once; a role that is restarting keeps its newest

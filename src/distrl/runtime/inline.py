@@ -20,7 +20,7 @@ class InlinePlacement:
     transport = Local
 
     @staticmethod
-    def check(roles: list[Role]) -> None:
+    def check(roles: list[Role], cfg: Any = None) -> None:
         """Nothing to check in one process."""
 
     @staticmethod
@@ -37,9 +37,9 @@ class InlinePlacement:
 
 
 def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
-        hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
+        hook: Callable[[dict], None] | None = None, saved: Callable[[], None] | None = None) -> dict[str, Any]:
     """Any wiring in this process. A round is one call of every called role in turn: each actor's steps
     then the learner's updates (Ape-X), each bundle's round (Gorila), each worker's rollout (A3C) or
-    gradient (BA3C), the paper's processes serialised. `resume` needs nothing here: the stateful roles
-    restore themselves from the run's newest checkpoint."""
-    return drive(wiring, InlinePlacement(), run_dir, monitor, hook)
+    gradient (BA3C), the paper's processes serialised. `resume` needs nothing here: the driver hands the
+    stateful roles the run's newest checkpoint."""
+    return drive(wiring, InlinePlacement(), run_dir, monitor, hook, saved)

@@ -6,6 +6,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
 import warnings
 from typing import Any
@@ -36,6 +37,10 @@ def connect(address: str, num_cpus: int) -> bool:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ConfigError(f"cannot join the Ray cluster at {address!r} ({first[:160]}): check the address "
                               "that `ray start --head` printed, or drop --address to run on this machine") from None
+        if os.environ.get("RAY_AUTH_MODE") != "token":
+            print(f"distrl: warning: joined the Ray cluster at {address} without token authentication: anyone who "
+                  "reaches its ports can run code on its hosts; start it with RAY_AUTH_MODE=token and a "
+                  "RAY_AUTH_TOKEN (README, 'A cluster of machines')", file=sys.stderr)
     else:
         ray.init(num_cpus=max(os.cpu_count() or 1, num_cpus), **common)
     # Ray's core worker installs a SIGTERM handler that ends the process on the spot; keep the CLI's,

@@ -18,7 +18,7 @@ from ray.exceptions import GetTimeoutError, RayActorError
 from distrl.architectures.base import Role, Wiring
 from distrl.components.monitor import Monitor
 from distrl.components.prefetcher import Prefetcher
-from distrl.errors import ConfigError
+from distrl.errors import ConfigError, NotRestored
 from distrl.runtime.driver import drive
 from distrl.runtime.ray.clients import BoundedSink, Published
 from distrl.runtime.ray.cluster import RESTART, call, connect
@@ -36,7 +36,8 @@ class RayTransport:
     apart from the others: sample ahead on threads, publish parameters ahead, bound a learner's call in
     time, send experience without waiting."""
 
-    dead: tuple[type[BaseException], ...] = (RayActorError, GetTimeoutError)  # gone, restarting, or not answering
+    # gone, restarting, not answering, or restarted and not yet handed its state by the driver
+    dead: tuple[type[BaseException], ...] = (RayActorError, GetTimeoutError, NotRestored)
     lost: tuple[type[BaseException], ...] = (*dead, ValueError)  # ... or a shard come back empty mid-sample
     # A learner's priority updates go to each shard once every this many steps: on the Pong profile (issue 34)
     # submitting one Ray call per shard per step took a quarter of the GPU learner's time.
@@ -73,6 +74,11 @@ class RayTransport:
     def device() -> str:
         """The GPU where Ray granted this role a share of one (it hides the GPUs it did not grant), else the CPU."""
         return "cuda" if torch.cuda.is_available() else "cpu"
+
+    @staticmethod
+    def restarted() -> bool:
+        """Whether Ray started this actor again after its process died."""
+        return ray.get_runtime_context().was_current_actor_reconstructed
 
 
 def hosted(cls: type, torch_threads: int) -> type:
@@ -112,13 +118,19 @@ class RayPlacement:
         self._names: dict[int, str] = {}  # id() of each handle started -> its actor's name
 
     @staticmethod
-    def check(roles: list[Role]) -> None:
-        """Before anything starts: a node address no live node has fails first."""
+    def check(roles: list[Role], cfg: Any = None) -> None:
+        """Before anything starts: a role `nodes` does not know, or a node address no live node has, fails first."""
+        nodes = role_nodes(cfg)
+        unknown = sorted(set(nodes) - {r.name for r in roles})
+        if unknown:
+            raise ConfigError(f"nodes={cfg.nodes!r} names {', '.join(unknown)}, not a role of {cfg.architecture} "
+                              f"(its roles: {', '.join(r.name for r in roles if r.count)})")
         for role in roles:
-            node_affinity(role.node)
+            node_affinity(role.node or nodes.get(role.name, ""), "ray.actor_node" if role.node else "nodes")
 
     def start(self, wiring: Wiring, role: Role, index: int, links: dict[str, list]) -> Any:
-        options: dict[str, Any] = {"num_cpus": 1, **RESTART, **node_affinity(role.node)}
+        node = role.node or role_nodes(wiring.cfg).get(role.name, "")
+        options: dict[str, Any] = {"num_cpus": 1, **RESTART, **node_affinity(node)}
         if role.threads > 1:
             options["max_concurrency"] = role.threads  # answers calls (params, checkpoint) while it runs one
         if role.gpus:
@@ -150,7 +162,13 @@ class RayPlacement:
             ray.kill(handle)
 
 
-def node_affinity(node_ip: str) -> dict:
+def role_nodes(cfg: Any) -> dict[str, str]:
+    """The config's `nodes` (ROLE=IP pairs) by role."""
+    text = getattr(cfg, "nodes", "") or ""
+    return {role.strip(): ip.strip() for role, _, ip in (p.partition("=") for p in text.split(",") if p)}
+
+
+def node_affinity(node_ip: str, key: str = "ray.actor_node") -> dict:
     """Soft node affinity: the role starts on the node at `node_ip`, and Ray restarts it on another
     node once that one is gone (the placement a cluster of CPU actor hosts wants)."""
     if not node_ip:
@@ -158,7 +176,7 @@ def node_affinity(node_ip: str) -> dict:
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
     alive = {n["NodeManagerAddress"]: n["NodeID"] for n in ray.nodes() if n["Alive"]}
     if node_ip not in alive:
-        raise ConfigError(f"ray.actor_node={node_ip!r}: no live node of this Ray cluster has that address "
+        raise ConfigError(f"{key}={node_ip!r}: no live node of this Ray cluster has that address "
                           f"(its nodes: {', '.join(sorted(alive))}); give one of those, or leave it empty")
     return {"scheduling_strategy": NodeAffinitySchedulingStrategy(alive[node_ip], soft=True)}
 
@@ -206,9 +224,9 @@ def role_processes(wiring: Wiring) -> int:
 
 
 def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
-        hook: Callable[[dict], None] | None = None) -> dict[str, Any]:
-    """Any wiring on Ray, a CPU for each of its role instances. `resume` needs nothing here: the stateful
-    roles restore themselves from the run's newest checkpoint."""
+        hook: Callable[[dict], None] | None = None, saved: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Any wiring on Ray, a CPU for each of its role instances. `resume` needs nothing here: the driver
+    hands the stateful roles the run's newest checkpoint."""
     check_this_machine(wiring)
     processes = role_processes(wiring)
     joined = joins(wiring)
@@ -216,4 +234,4 @@ def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
         if joined:  # each role asks Ray for a whole CPU: the excess would wait for ever
             cpus = int(ray.cluster_resources().get("CPU", 0))
             check_room(processes, wiring.cfg.actors, cpus, 1, "the Ray cluster")
-        return drive(wiring, placement, run_dir, monitor, hook)
+        return drive(wiring, placement, run_dir, monitor, hook, saved)

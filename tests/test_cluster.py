@@ -1,0 +1,139 @@
+"""Three hosts on one machine that share no disk, as a real cluster's do (bench/hosts.py): a Ray head with
+0 CPUs, where the driver runs and owns every file of the run, and two worker nodes with private disks. The
+roles hand the driver their state (runtime/driver.py). Needs root for the namespaces: anywhere else the
+tests are skipped, with the reason printed (pytest -ra)."""
+
+import json
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.hosts import BIN, NET, host_files, kill_all, no_namespaces_reason, roles_in
+from bench.hosts import cluster as hosts_cluster
+
+pytest.importorskip("ray")
+
+HOSTS = {"a": (f"{NET}.2", 4), "b": (f"{NET}.3", 5)}  # name: (address, CPUs); b holds every role once a is gone
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    reason = no_namespaces_reason()
+    if reason:
+        pytest.skip(f"cluster test skipped: {reason}")
+    with hosts_cluster(HOSTS, tmp_path) as c:
+        yield c
+
+
+def _frames(run: Path) -> int:
+    try:
+        last = (run / "metrics.csv").read_text().strip().splitlines()[-1]
+        return int(float(last.split(",")[1]))
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _finish(driver: subprocess.Popen, timeout: float = 240) -> str:
+    try:
+        output, _ = driver.communicate(timeout=timeout)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 0, output[-3000:]
+    return output
+
+
+def _eval(run: Path) -> dict:
+    """`distrl eval RUN` on the head's disk (the test's own, which the worker hosts do not see): its table's rows."""
+    done = subprocess.run([str(BIN / "distrl"), "eval", str(run), "--episodes", "2"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "400"})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rows = dict(re.findall(r"^\W*(\w+)\s+\W\s+(\S+)", done.stdout, re.MULTILINE))
+    return {**rows, "episodes": int(rows["episodes"])}
+
+
+@pytest.mark.learning(seconds=150)
+@pytest.mark.alone
+def test_the_learner_host_dies_and_the_run_resumes_on_the_other_host_from_the_drivers_checkpoint(tmp_path, cluster):
+    """Host a holds the learner, the replay and the actors; it is killed outright mid-run. Ray starts them
+    again on host b, the driver hands the learner and the replay their part of its newest checkpoint, and
+    the run finishes. No file of the run is ever on a worker host; `distrl eval` and `--resume` work on the head."""
+    run = tmp_path / "run"
+    a_ip = HOSTS["a"][0]
+    driver = cluster.distrl(
+        "train", "apex", "--env", "CartPole-v1", "--runtime", "ray", "--address", cluster.address, "--actors", "2",
+        "--max-frames", "14000", "--seed", "1", "--run-dir", str(run), "--quiet",
+        "--set", f"ray.actor_node={a_ip}", "--set", f"nodes=learner={a_ip},replay={a_ip}",
+        "--set", "replay.checkpoint=true", "--set", "checkpoint_every=200", "--set", "log_every_s=0.5",
+        "--set", "eval_episodes=3")
+    seen = {"moved": set()}
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and driver.poll() is None:
+        if "killed_at" not in seen and _frames(run) >= 5000 and list((run / "checkpoints").glob("ckpt-*.pt")):
+            seen["placed"] = {cls: cluster.host_of(cls) for cls in ("LearnerWorker", "ReplayShard")}
+            seen["actors_on_a"] = len(roles_in(cluster.hosts["a"], "ActorWorker"))
+            seen["files_on_a"] = host_files(cluster.hosts["a"], tmp_path)
+            kill_all(cluster.hosts["a"])  # the host is gone: raylet, object store, every role on it
+            seen["killed_at"] = _frames(run)
+        elif "killed_at" in seen:  # Ray starts them again on the host that is left
+            seen["moved"] |= {cls for cls in ("LearnerWorker", "ReplayShard", "ActorWorker")
+                              if roles_in(cluster.hosts["b"], cls)}
+        time.sleep(0.25)
+    output = _finish(driver)
+    assert "killed_at" in seen, output[-3000:]
+    assert seen["placed"] == {"LearnerWorker": "a", "ReplayShard": "a"} and seen["actors_on_a"] == 2
+    assert seen["files_on_a"] == []  # nothing the roles did there was written to that host's disk
+    assert host_files(cluster.hosts["b"], tmp_path) == []
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["frames"] >= 14000 and summary["faults"]["learner_restarts"] >= 1, summary
+    assert summary["faults"]["actor_restarts"] >= 2 and summary["updates"] > 0
+    restored = {r["role"]: r for r in summary["restores"]}
+    learner, replay = restored["learner"], restored["replay"]
+    assert learner["exact"] and "/checkpoints/ckpt-" in learner["checkpoint"], summary["restores"]
+    assert learner["updates"] > 0 and learner["frames"] >= seen["killed_at"] - 2000
+    assert replay["size"] > 0 and "/checkpoints/replay-" in replay["checkpoint"]  # the saved set came back
+    assert seen["moved"] == {"LearnerWorker", "ReplayShard", "ActorWorker"}
+    assert _eval(run)["episodes"] == 2
+
+    resumed = _finish(cluster.distrl("train", "apex", "--resume", str(run), "--address", cluster.address,
+                                     "--max-frames", "16000", "--quiet", "--set", "nodes=", "--set", "ray.actor_node="))
+    assert "resuming" in resumed and "replay: 1 shard(s) saved with it" in resumed
+    after = json.loads((run / "summary.json").read_text())
+    assert after["resumed_from"] and after["frames"] >= 16000 and after["updates"] > summary["updates"]
+    assert host_files(cluster.hosts["b"], tmp_path) == []
+
+
+SMALL = ["--set", "eval_episodes=2", "--set", "log_every_s=1"]
+EVERY_ARCHITECTURE = {  # architecture: (env, flags); the last checkpoint is the one the end of the run writes
+    "apex": ("CartPole-v1", ["--actors", "2", "--max-frames", "3000", "--set", "replay.min_size=200"]),
+    "apex-dpg": ("Pendulum-v1", ["--actors", "2", "--max-frames", "2000", "--set", "replay.min_size=200",
+                                 "--set", "net.actor_hidden=32,32", "--set", "net.critic_hidden=32,32"]),
+    "gorila": ("CartPole-v1", ["--actors", "2", "--max-frames", "3000", "--set", "replay.min_size=200"]),
+    # the shared-memory store lives on the driver's host, where this cluster has no CPU: the sharded one
+    "a3c": ("CartPole-v1", ["--actors", "2", "--max-frames", "3000", "--set", "ps.store=sharded"]),
+    "ba3c": ("CartPole-v1", ["--actors", "2", "--max-frames", "4000"]),
+    "dqn": ("CartPole-v1", ["--max-frames", "3000", "--set", "replay.min_size=200"]),
+    "r2d2": ("CartPole-v1", ["--actors", "2", "--max-frames", "3000", "--set", "replay.min_size=50"]),
+}
+
+
+@pytest.mark.learning(seconds=240)
+@pytest.mark.alone
+def test_every_architecture_leaves_its_checkpoint_on_the_head_and_eval_plays_it(tmp_path, cluster):
+    """Each architecture runs from the head with every role on the worker hosts; the checkpoint is on the
+    head's disk, `distrl eval` plays it there, and neither worker host holds a file of any run."""
+    from distrl.config import ARCHITECTURES
+    assert set(EVERY_ARCHITECTURE) == set(ARCHITECTURES)
+    for architecture, (env, flags) in EVERY_ARCHITECTURE.items():
+        run = tmp_path / architecture
+        _finish(cluster.distrl("train", architecture, "--env", env, "--runtime", "ray", "--address", cluster.address,
+                               "--seed", "1", "--run-dir", str(run), "--quiet", *flags, *SMALL))
+        assert list((run / "checkpoints").glob("ckpt-*.pt")), architecture
+        result = _eval(run)
+        assert result["episodes"] == 2 and "/checkpoints/ckpt-" in result["checkpoint"], (architecture, result)
+    for ns in cluster.hosts.values():
+        assert host_files(ns, tmp_path) == []
