@@ -376,6 +376,15 @@ def details(results: list[dict]) -> str:
 
 # ------------------------------------------------------------------ main
 
+def training_only(actors: int, envs: int, seconds: float) -> dict:
+    """The training run alone (--training-only: an A/B of two commits' pipelines, run in turns)."""
+    cap = int(2 * 4000 * (seconds + 120)) + 2 * TRAIN_MIN_SIZE * FRAME_SKIP
+    t = distrl_run(actors, envs, seconds, True, 2.0, 120.0, cap)
+    print(f"| {actors} | {fmt(t['env_frames_per_s'], t['steady'])} | {t['learner_updates_per_s']:.1f} | "
+          f"{fmt(t['replay_inserts_per_s'], t['steady'])} | {t['window_s']:.0f} |", flush=True)
+    return {"actors": actors, "training": t}
+
+
 def measure(actors: int, envs: int, seconds: float, quick: bool) -> dict:
     say = lambda msg: print(f"[{actors} actor(s)] {msg}", file=sys.stderr, flush=True)  # noqa: E731
     r = {"actors": actors}
@@ -401,6 +410,8 @@ def main() -> None:
     parser.add_argument("--actors", default="1,2,4", help="actor counts, comma-separated (default 1,2,4)")
     parser.add_argument("--envs-per-actor", type=int, default=1, help="envs per actor / per bare process")
     parser.add_argument("--quick", action="store_true", help="smoke test: 1 actor, 4 s budgets")
+    parser.add_argument("--training-only", action="store_true",
+                        help="the training run alone: frames/s, learner batches/s, inserts/s (an A/B of two commits)")
     args = parser.parse_args()
     counts = [1] if args.quick else [int(x) for x in args.actors.split(",") if x.strip()]
     seconds = 4.0 if args.quick else args.seconds
@@ -417,6 +428,11 @@ def main() -> None:
     print(f"- {versions(info)} (the working tree may differ)")
     connect("", max(8, max(counts) + 4))  # one Ray for every run; distrl's runs join it
     try:
+        if args.training_only:
+            print("| actors | training f/s | learner batches/s | inserts/s | window s |\n|---|---|---|---|---|")
+            for n in counts:
+                training_only(n, args.envs_per_actor, seconds)
+            return
         results = [measure(n, args.envs_per_actor, seconds, args.quick) for n in counts]
     finally:
         ray.shutdown()

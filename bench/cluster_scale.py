@@ -31,7 +31,11 @@ from bench.machine import machine_info, versions
 from bench.runs import RESULTS
 
 TICKS = os.sysconf("SC_CLK_TCK")
-STEPS_PER_CALL = 100  # ray.steps_per_call's default: an actor's steps per driver call
+STEPS_PER_CALL = 100  # ray.steps_per_call (set here; apex-cartpole has 50): an actor's steps per driver call
+# The control plane loaded as hard as the actors can: no replay ratio holds them to the learner's pace
+# (apex-cartpole's 16 samples per insert would make this a measure of the learner).
+SETTINGS = {"replay.samples_per_insert": 0, "ray.steps_per_call": STEPS_PER_CALL, "replay.min_size": 1000,
+            "eval_episodes": 0, "log_every_s": 2}
 
 
 def cpu_seconds(pid_list: list[int]) -> float:
@@ -45,20 +49,24 @@ def cpu_seconds(pid_list: list[int]) -> float:
     return total
 
 
-def last_row(run: Path) -> dict[str, float]:
+def rows_of(run: Path) -> list[dict[str, float]]:
     try:
-        rows = list(csv.DictReader((run / "metrics.csv").open()))
-        return {k: float(v) for k, v in rows[-1].items() if v not in ("", None)} if rows else {}
+        return [{k: float(v) for k, v in row.items() if v not in ("", None)}
+                for row in csv.DictReader((run / "metrics.csv").open())]
     except (OSError, ValueError):
-        return {}
+        return []
+
+
+def last_row(run: Path) -> dict[str, float]:
+    rows = rows_of(run)
+    return rows[-1] if rows else {}
 
 
 def measure(c, actors: int, seconds: float, root: Path) -> dict:
     run = root / f"run-{actors}"
     driver = c.distrl("train", "apex", "--env", "CartPole-v1", "--runtime", "ray", "--address", c.address,
                       "--actors", str(actors), "--max-frames", str(10**9), "--seed", "1", "--run-dir", str(run),
-                      "--quiet", "--set", "replay.min_size=1000", "--set", "eval_episodes=0",
-                      "--set", "log_every_s=2")
+                      "--quiet", *[a for k, v in SETTINGS.items() for a in ("--set", f"{k}={v}")])
     try:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline and last_row(run).get("updates", 0) <= 0:
@@ -87,14 +95,18 @@ def measure(c, actors: int, seconds: float, root: Path) -> dict:
             driver.kill()
     span = row1["wall_s"] - row0["wall_s"]
     frames = row1["frames"] - row0["frames"]
+    window = [r for r in rows_of(run) if row0["wall_s"] < r["wall_s"] <= row1["wall_s"]]
     result = {"actors": actors, "window_s": round(span, 1), "frames_per_s": frames / span,
               "updates_per_s": (row1["updates"] - row0["updates"]) / span,
-              "inserts_per_s": row1.get("replay_inserts_per_s", math.nan),
               "actor_calls_per_s": frames / STEPS_PER_CALL / span}
+    for key in ("replay_inserts_per_s", "param_pulls_per_s"):  # the rows' own rates, averaged over the window
+        values = [r[key] for r in window if key in r and not math.isnan(r[key])]
+        result[key.removeprefix("replay_")] = sum(values) / len(values) if values else math.nan
     wall = t1 - t0
     for k in cpu0:  # a process that restarted in the window makes its share a lower bound
         result[f"{k}_busy"] = max(0.0, cpu1[k] - cpu0[k]) / wall
     result["driver_ms_per_call"] = 1000 * result["driver_busy"] / max(result["actor_calls_per_s"], 1e-9)
+    # the replay's CPU per inserted transition, its sampling for the learner included: an upper bound
     result["replay_us_per_insert"] = 1e6 * result["replay_busy"] / max(result["frames_per_s"], 1e-9)
     return result
 
@@ -127,6 +139,8 @@ def main() -> None:
     cpus = math.ceil((max(counts) + 3) / 2) + 1  # Ray's CPU counts, so every role fits; the cores are shared
     info = machine_info()
     print(f"# distrl cluster scale ({datetime.datetime.now():%Y-%m-%d %H:%M}), {versions(info)}")
+    print("| actors | frames/s | inserts/s | updates/s | param pulls/s | driver | replay | learner | actors | all "
+          "| driver ms/call | replay us/insert |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
     rows = []
     with tempfile.TemporaryDirectory() as tmp, cluster({"a": (f"{NET}.2", cpus), "b": (f"{NET}.3", cpus)},
                                                        Path(tmp)) as c:
@@ -134,13 +148,15 @@ def main() -> None:
             rows.append(measure(c, n, args.seconds, Path(tmp)))
             r = rows[-1]
             print(f"| {n} | {r['frames_per_s']:,.0f} | {r['inserts_per_s']:,.0f} | {r['updates_per_s']:,.1f} | "
+                  f"{r['param_pulls_per_s']:,.1f} | "
                   f"{r['driver_busy']:.2f} | {r['replay_busy']:.2f} | {r['learner_busy']:.2f} | "
                   f"{r['actors_busy']:.2f} | {r['all_busy']:.2f} | {r['driver_ms_per_call']:.2f} | "
                   f"{r['replay_us_per_insert']:.1f} |", flush=True)
     line = project(rows)
     print(line)
     out = RESULTS / f"cluster-scale-{datetime.date.today()}.json"
-    out.write_text(json.dumps({"machine": info, "seconds": args.seconds, "rows": rows, "projection": line},
+    out.write_text(json.dumps({"machine": info, "seconds": args.seconds, "settings": SETTINGS, "rows": rows,
+                               "projection": line},
                               indent=1) + "\n")
     print(f"wrote {out}")
 

@@ -61,7 +61,8 @@ def _eval(run: Path) -> dict:
 def test_the_learner_host_dies_and_the_run_resumes_on_the_other_host_from_the_drivers_checkpoint(tmp_path, cluster):
     """Host a holds the learner, the replay and the actors; it is killed outright mid-run. Ray starts them
     again on host b, the driver hands the learner and the replay their part of its newest checkpoint, and
-    the run finishes. No file of the run is ever on a worker host; `distrl eval` and `--resume` work on the head."""
+    the run finishes. No file of the run is ever on a worker host; `distrl eval` on the head plays its
+    checkpoint, and `--resume` from the head continues it on a fresh cluster."""
     run = tmp_path / "run"
     a_ip = HOSTS["a"][0]
     driver = cluster.distrl(
@@ -99,6 +100,8 @@ def test_the_learner_host_dies_and_the_run_resumes_on_the_other_host_from_the_dr
     assert seen["moved"] == {"LearnerWorker", "ReplayShard", "ActorWorker"}
     assert _eval(run)["episodes"] == 2
 
+    cluster.down()  # a fresh cluster: nothing of the run survives but what the head's disk holds
+    cluster.up()
     resumed = _finish(cluster.distrl("train", "apex", "--resume", str(run), "--address", cluster.address,
                                      "--max-frames", "16000", "--quiet", "--set", "nodes=", "--set", "ray.actor_node="))
     assert "resuming" in resumed and "replay: 1 shard(s) saved with it" in resumed

@@ -67,3 +67,22 @@ def test_named_seeds_keep_the_layout_runs_were_seeded_with():
     assert seeds.workers == old[:3] and seeds.blocks["replay"] == old[3:6]
     assert (seeds["evaluator"], seeds["net"]) == (old[6], old[8])
     assert len(set(old)) == len(old)  # every role draws its own stream
+
+
+def state_io(path: Path) -> list[str]:
+    """Calls that read or write a run's state as files: torch.save/torch.load, numpy's savez/load."""
+    label, found = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path, []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and (node.func.value.id, node.func.attr) in \
+                {("torch", "save"), ("torch", "load"), ("np", "savez"), ("np", "savez_compressed"), ("np", "load")}:
+            found.append(f"{label}:{node.lineno}: {node.func.value.id}.{node.func.attr}")
+    return found
+
+
+def test_only_checkpoint_py_reads_and_writes_state_files():
+    """One place saves a checkpoint and restores it (issue 55): roles hand the driver their state as data."""
+    src = ROOT / "src" / "distrl"
+    found = [hit for f in src.rglob("*.py") if f.name != "checkpoint.py" for hit in state_io(f)]
+    assert not found, "\n".join(found)
+    assert state_io(src / "checkpoint.py")  # the check sees the calls it looks for
