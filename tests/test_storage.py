@@ -1,7 +1,7 @@
 """A run directory in an S3 bucket, for real: moto's S3 server on the loopback, credentials and endpoint
 from the environment as on any S3. Training writes there (through a local mirror pushed after every
-checkpoint and at the end); --resume, eval, load_policy and export read from the bucket in a process that
-has never seen the run."""
+checkpoint and at the end); --resume, eval, load_policy, export and plot read from the bucket as a process
+that has never seen the run."""
 
 import json
 import urllib.request
@@ -48,7 +48,7 @@ def listing(fs, folder):
     return sorted(p.rsplit("/", 1)[1] for p in fs.ls(f"distrl-runs/cartpole/apex-seed1/{folder}".rstrip("/")))
 
 
-def test_train_resume_eval_and_load_policy_from_a_bucket(bucket, capsys):
+def test_train_resume_eval_and_load_policy_from_a_bucket(bucket, capsys, tmp_path):
     overrides = {"replay.min_size": 200, "checkpoint_every": 100, "eval_episodes": 2, "replay.checkpoint": True}
     first = distrl.train("apex", "CartPole-v1", max_frames=3000, seed=1, run_dir=URI, overrides=overrides)
     assert first["run_dir"] == URI and first["updates"] > 0
@@ -82,6 +82,9 @@ def test_train_resume_eval_and_load_policy_from_a_bucket(bucket, capsys):
     fresh_process()
     written = distrl.export(URI)
     assert written["file"] == f"{URI}/policy.pt" and bucket.exists(f"{URI}/policy.pt.json")
+    fresh_process()
+    assert main(["plot", URI, "--out", str(tmp_path / "curves.png")]) == 0
+    assert (tmp_path / "curves.png").stat().st_size > 0
 
 
 def test_a_bucket_path_is_checked_as_a_run_directory_is(bucket):
