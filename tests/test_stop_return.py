@@ -1,4 +1,5 @@
-"""stop_return: a run ends at its first periodic evaluation that reaches the bar, and says so."""
+"""stop_return and max_seconds: a run ends at its first periodic evaluation that reaches the bar, or
+when its wall-clock budget is spent, and says which."""
 
 import csv
 import json
@@ -38,7 +39,30 @@ def test_the_first_evaluation_at_the_bar_ends_the_run_and_the_final_one_scores_t
 def test_a_bar_never_reached_runs_to_max_frames(tmp_path):
     summary = train(ba3c(tmp_path / "run", max_frames=1500, stop_return=10_000), live=False)
     assert summary["stopped_at_return"] is None and summary["frames"] >= 1500
-    assert summary["periodic_evaluations"] >= 1
+    assert summary["periodic_evaluations"] >= 1 and summary["stopped_by"] == "max_frames"
+
+
+def test_a_spent_wall_clock_budget_ends_training_then_saves_and_evaluates(tmp_path):
+    """A budget of a millisecond is spent by the first tick: the run stops far short of max_frames, says
+    why, and still writes its checkpoint and final evaluation."""
+    summary = train(ba3c(tmp_path / "run", max_seconds=1e-3), live=False)
+    assert summary["stopped_by"] == "max_seconds" and 0 < summary["frames"] < 50_000
+    assert summary["eval_episodes"] == 2 and list((tmp_path / "run" / "checkpoints").glob("ckpt-*"))
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["max_seconds"] == 1e-3
+
+
+@pytest.mark.parametrize("text, seconds", [("1200", 1200.0), ("90s", 90.0), ("20m", 1200.0), ("1.5h", 5400.0),
+                                           ("1h30m", 5400.0), ("2m30s", 150.0)])
+def test_max_time_reads_durations(text, seconds):
+    from distrl.cli import build_parser
+    args = build_parser().parse_args(["train", "dqn", "--env", "CartPole-v1", "--max-time", text])
+    assert args.max_seconds == seconds
+
+
+@pytest.mark.parametrize("text", ["", "20x", "m", "0", "0m", "20 minutes"])
+def test_a_bad_max_time_is_one_clear_error(text, capsys):
+    assert main(["train", "dqn", "--env", "CartPole-v1", "--max-time", text]) != 0
+    assert "expects a duration" in capsys.readouterr().err
 
 
 def test_the_cli_flag_stops_the_run_and_config_json_stays_standard_json(tmp_path):

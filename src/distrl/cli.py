@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
 from pathlib import Path
@@ -26,6 +27,17 @@ def _key_value(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def _duration(text: str) -> float:
+    """Seconds from "1200", "90s", "20m", "1.5h" or "1h30m"."""
+    parts = re.fullmatch(r"\s*(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s?)?\s*", text)
+    if not text.strip() or parts is None or not any(parts.groups()):
+        raise argparse.ArgumentTypeError(f"expects a duration such as 1200, 90s, 20m or 1h30m, got {text!r}")
+    hours, minutes, seconds = (float(g or 0) for g in parts.groups())
+    if hours * 3600 + minutes * 60 + seconds <= 0:
+        raise argparse.ArgumentTypeError(f"expects a duration above 0, got {text!r}")
+    return hours * 3600 + minutes * 60 + seconds
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="distrl", description="Distributed deep RL: Ape-X, Gorila, A3C, BA3C.")
     parser.add_argument("--version", action="version", version=f"distrl {__version__}")
@@ -39,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--address", help="ray: join the cluster at this address (default: start a local one)")
     train.add_argument("--actors", type=int, help="number of actors")
     train.add_argument("--max-frames", type=int, help="stop after this many environment frames")
+    train.add_argument("--max-time", type=_duration, metavar="DURATION", dest="max_seconds",
+                       help="stop training after this wall-clock time, e.g. 20m or 1h30m (then save and "
+                            "evaluate as at --max-frames; a resumed run gets its own)")
     train.add_argument("--stop-return", type=float, metavar="R",
                        help="stop sooner, at the first periodic evaluation whose mean return is at least R")
     train.add_argument("--seed", type=int, help="random seed")
@@ -95,12 +110,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     overrides = dict(args.overrides)
     if args.stop_return is not None:  # a plain override, for a new run and a resumed one alike
         overrides["stop_return"] = args.stop_return
+    if args.max_seconds is not None and not args.resume:
+        overrides["max_seconds"] = args.max_seconds
     if args.resume:
         saved = load_run_config(Path(args.resume)).architecture
         if args.architecture.rpartition(":")[2] != saved:
             raise DistrlError(f"{args.resume} holds an {saved!r} run, not {args.architecture!r}: "
                               f"use `distrl train {saved} --resume {args.resume}`")
-        for flag in ("runtime", "address", "actors", "max_frames", "seed", "run_dir"):
+        for flag in ("runtime", "address", "actors", "max_frames", "max_seconds", "seed", "run_dir"):
             if getattr(args, flag) is not None:
                 overrides[flag] = getattr(args, flag)
         summary = api.resume(args.resume, overrides=overrides, progress=live, chaos=args.chaos)
@@ -123,7 +140,7 @@ def _print_summary(summary: dict) -> None:
 
     table = Table(title="distrl summary", show_header=False)
     for key in ("architecture", "env", "preset", "runtime", "seed", "actors", "frames", "updates", "wall_s",
-                "final_return_mean", "eval_return_mean", "eval_episodes", "human_normalized", "run_dir"):
+                "stopped_by", "final_return_mean", "eval_return_mean", "eval_episodes", "human_normalized", "run_dir"):
         table.add_row(key, str(summary.get(key)))
     for key, value in summary.get("rates", {}).items():
         table.add_row(key, f"{value:,.1f}")

@@ -173,7 +173,7 @@ def _summary(cfg: Any, result: dict, monitor: Monitor, run_dir: Path, hook: Any)
         "eval_returns": evaluation.get("returns", []), "human_normalized": evaluation.get("human_normalized"),
         "rates": monitor.overall_rates(), "faults": result.get("faults", {}), "restores": result.get("restores", []),
         "periodic_evaluations": len(result.get("evaluations", [])),
-        "stopped_at_return": result.get("reached"),
+        "stopped_at_return": result.get("reached"), "stopped_by": result.get("stopped_by"),
         "resumed_from": result["resumed_from"], "run_dir": str(cfg.run_dir),
     }
     if hook is not None:

@@ -135,6 +135,9 @@ class RunConfig:
     nodes: str = ""
     actors: int = ranged(8, ge=1)
     max_frames: int = ranged(50_000_000, ge=1)
+    # wall-clock seconds of training in this process (from the roles' start; a resumed run gets its own
+    # budget) after which the run stops, saves and evaluates as at max_frames; inf: no limit
+    max_seconds: float = ranged(math.inf, gt=0)
     seed: int = ranged(0, ge=0)
     run_dir: str = ""
     log_every_s: float = ranged(5.0, gt=0)

@@ -11,6 +11,7 @@ roles and gives the transport that reaches them): inline in this process, or Ray
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -85,6 +86,7 @@ class Driver:
         self.evaluations: list[dict] = []
         self.eval_call: Any = None
         self.reached: dict | None = None  # the periodic evaluation that reached stop_return
+        self.deadline = math.inf  # perf_counter() at which max_seconds ends training
         self.saves_replay = bool(getattr(getattr(self.cfg, "replay", None), "checkpoint", False))
         self.stateful = (wiring.saved_role, *(("replay",) if self.saves_replay else ()))
         self.local: dict[str, list] = {}  # the stateful parts the wiring holds in this process (owned_parts)
@@ -105,6 +107,7 @@ class Driver:
             try:
                 self._start_roles(data)
                 self.monitor.start(self.counters())
+                self.deadline = time.perf_counter() + self.cfg.max_seconds
                 try:
                     self._loop()
                 except KeyboardInterrupt:  # Ctrl-C, or SIGTERM turned into it by the CLI: save where it stopped
@@ -146,7 +149,7 @@ class Driver:
         self.next_checkpoint = (self.progress() // every + 1) * every
         self.next_eval = self.progress() + self.cfg.eval_every
         self.last_log = time.perf_counter()
-        while self.frames() < self.cfg.max_frames and self.reached is None:
+        while (reason := self.stop_reason()) is None:
             for role, i in list(free):
                 if (n := self._call_size(role)) is not None:
                     args = self.wiring.call_args(role.name, self.frames())
@@ -164,7 +167,15 @@ class Driver:
                 self.transport.idle(0.005)  # every worker waits for the limiter
             free.sort(key=called.index)
             self._tick()
-        self.pending = pending
+        self.pending, self.stopped_by = pending, reason
+
+    def stop_reason(self) -> str | None:
+        """Why training ends now: max_frames, stop_return or max_seconds; None while it goes on."""
+        if self.frames() >= self.cfg.max_frames:
+            return "max_frames"
+        if self.reached is not None:
+            return "stop_return"
+        return "max_seconds" if time.perf_counter() >= self.deadline else None
 
     def _call_size(self, role: Role) -> float | None:
         """How much the next call of `role` may do (its Work on this placement, within the pacing), or
@@ -199,7 +210,7 @@ class Driver:
         faults = {**self.faults, **{k: int(final[k]) for k in self.wiring.fault_gauges}}
         return {"frames": int(final["frames"]), "updates": int(self.progress()), "evaluation": evaluation,
                 "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations,
-                "reached": self.reached, "restores": self.restores}
+                "reached": self.reached, "restores": self.restores, "stopped_by": self.stopped_by}
 
     # ---- reports and restarts ----------------------------------------------------------------
     def _add(self, role: Role, i: int, call: Any) -> None:
