@@ -9,7 +9,8 @@ over 8 hosts, on paper. It measures the driver, the replay and parameter publica
     python -m bench.cluster_scale [--actors 1,8,24,48] [--seconds 60]
 
 Needs root (network and mount namespaces) and the machine alone; writes
-bench/results/cluster-scale-<date>.json. Every host is a namespace of this one machine: the actors of all
+bench/results/cluster-scale-<date>.jsonl in bench/results.py's schema (one sitting: the settings and the
+projection in its header, one row per actor count; `--no-speed-index` skips the speed index). Every host is a namespace of this one machine: the actors of all
 hosts share its cores, so past the core count the frames/s measure the cores, and the per-call CPU costs
 of the driver and the replay are the figures that carry to a real cluster."""
 
@@ -18,7 +19,6 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
-import json
 import math
 import os
 import signal
@@ -26,9 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import results
 from bench.hosts import NET, cluster, no_namespaces_reason, pids, roles_in
-from bench.machine import machine_info, versions
-from bench.runs import RESULTS
+from bench.machine import versions
+from bench.runs import RESULTS, command_line
 
 TICKS = os.sysconf("SC_CLK_TCK")
 STEPS_PER_CALL = 100  # ray.steps_per_call (set here; apex-cartpole has 50): an actor's steps per driver call
@@ -132,13 +133,16 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--actors", default="1,8,24,48")
     p.add_argument("--seconds", type=float, default=60.0)
+    p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     args = p.parse_args()
     if (reason := no_namespaces_reason()) is not None:
         raise SystemExit(f"cluster_scale: {reason}")
     counts = [int(x) for x in args.actors.split(",")]
     cpus = math.ceil((max(counts) + 3) / 2) + 1  # Ray's CPU counts, so every role fits; the cores are shared
-    info = machine_info()
-    print(f"# distrl cluster scale ({datetime.datetime.now():%Y-%m-%d %H:%M}), {versions(info)}")
+    head = results.header(command_line("bench.cluster_scale"), speed=not args.no_speed_index, seconds=args.seconds,
+                          settings=SETTINGS)
+    print(f"# distrl cluster scale ({datetime.datetime.now():%Y-%m-%d %H:%M}), "
+          f"{versions({**head['machine'], 'commit': head['commit']})}")
     print("| actors | frames/s | inserts/s | updates/s | param pulls/s | driver | replay | learner | actors | all "
           "| driver ms/call | replay us/insert |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
     rows = []
@@ -154,10 +158,9 @@ def main() -> None:
                   f"{r['replay_us_per_insert']:.1f} |", flush=True)
     line = project(rows)
     print(line)
-    out = RESULTS / f"cluster-scale-{datetime.date.today()}.json"
-    out.write_text(json.dumps({"machine": info, "seconds": args.seconds, "settings": SETTINGS, "rows": rows,
-                               "projection": line},
-                              indent=1) + "\n")
+    out = RESULTS / f"cluster-scale-{datetime.date.today()}.jsonl"
+    with open(out, "w") as f:
+        results.write_sitting(f, {**head, "projection": line}, rows)
     print(f"wrote {out}")
 
 

@@ -10,19 +10,20 @@ The base is the apex-dpg-mujoco preset (Horgan et al. 2018, appendix D: tanh, ha
 actors, learning from 10,000 transitions (the paper's 50,000 takes 2 actors most of the budget) at 64
 samples per insert (apex-dpg-small's ratio), evaluated every 1,000 updates (5 noiseless episodes, in
 an evaluator process that shares the cores). Each variant changes the settings in VARIANTS, nothing
-else. Writes bench/results/dpg-ablation-<env>-seed<S>-<budget>s.jsonl and prints a table: greedy return
-(latest evaluation) at 5, 10 and 20 minutes where run, best, updates/s and frames/s. Asserts nothing."""
+else. Writes bench/results/dpg-ablation-<env>-seed<S>-<budget>s.jsonl in bench/results.py's schema (the
+sittings it held, each with the variants not run this time, then this call's sitting: one row per variant,
+rewritten after each; `--no-speed-index` skips the speed index for trial runs) and prints a table: greedy
+return (latest evaluation) at 5, 10 and 20 minutes where run, best, updates/s and frames/s. Asserts nothing."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
 from pathlib import Path
 
-from bench.machine import machine_info
-from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, eval_summary, run_for
+from bench import results
+from bench.results import Sitting
+from bench.runs import RACE_FRAMES, RESULTS, ROOT, command_line, distrl_rows, eval_summary, run_for
 
 BASE = {"replay.min_size": 10_000, "replay.samples_per_insert": 64.0, "eval_every": 1000, "eval_episodes": 5,
         "log_every_s": 10.0, "actor.pull_every": 50, "actor.flush_size": 25, "ray.steps_per_call": 50,
@@ -94,9 +95,29 @@ def summary(rows: list[dict], budget_s: float) -> dict:
     return eval_summary(rows, {f"eval_at_{m}s": m for m in MARKS_S if m <= budget_s})
 
 
-def write(out: Path, header: dict, kept: dict[str, dict]) -> None:
+def earlier(out: Path) -> list[Sitting]:
+    """The file's sittings, each with the newest row of its variants (a variant's row is in one sitting)."""
+    if not out.exists():
+        return []
+    sittings = results.read(out)
+    newest = {r["variant"]: i for i, s in enumerate(sittings) for r in s.rows}
+    return [Sitting(s.header, [r for r in s.rows if newest[r["variant"]] == i]) for i, s in enumerate(sittings)]
+
+
+def kept_apart_from(kept: list[Sitting], rows: list[dict]) -> list[Sitting]:
+    """The earlier sittings without the variants this call ran again (a variant that failed keeps its row)."""
+    ran = {r["variant"] for r in rows}
+    left = [Sitting(s.header, [r for r in s.rows if r["variant"] not in ran]) for s in kept]
+    return [s for s in left if s.rows]
+
+
+def write(out: Path, kept: list[Sitting], head: dict, rows: list[dict]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(json.dumps(r) + "\n" for r in (header, *kept.values())))
+    with open(out, "w") as f:
+        for sitting in kept_apart_from(kept, rows):
+            results.write_sitting(f, sitting.header, sitting.rows)
+        if rows:  # a call whose variants all failed adds no sitting
+            results.write_sitting(f, head, rows)
 
 
 def main() -> None:
@@ -109,6 +130,7 @@ def main() -> None:
     p.add_argument("--variants", help="comma-separated subset of the base's variants (default: all of them)")
     p.add_argument("--run-root", type=Path, default=ROOT / "runs" / "bench-dpg-ablation")
     p.add_argument("--collect", action="store_true", help="run nothing: rebuild the results from --run-root")
+    p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     args = p.parse_args()
     base, variants = BASES[args.preset]
     names = [n for n in (args.variants or ",".join(variants)).split(",") if n]
@@ -117,28 +139,26 @@ def main() -> None:
     subject = args.env.replace('/', '-') + ("" if args.preset == "apex-dpg-mujoco" else f"-{args.preset}")
     tag = f"dpg-ablation-{subject}-seed{args.seed}-{args.budget_s:.0f}s"
     out = RESULTS / f"{tag}.jsonl"
-    kept = {}
-    if out.exists():  # variants not run this time keep their rows, each with its own date and machine
-        old = [json.loads(line) for line in out.read_text().splitlines()]
-        earlier = next((r for r in old if "variant" not in r), {})
-        kept = {r["variant"]: {"date": earlier.get("date"), "machine": earlier.get("machine"), **r}
-                for r in old if "variant" in r}
-    header = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "base": base,
-              "preset": args.preset, "machine": machine_info(),
-              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    kept = earlier(out)  # variants not run this time keep their rows, each in its own sitting
+    head = results.header(command_line("bench.dpg_ablation"), preset=args.preset, seed=args.seed,
+                          speed=not (args.no_speed_index or args.collect), env=args.env, budget_s=args.budget_s,
+                          base=base)
+    if args.collect:
+        head["speed_index_note"] = "not measured: --collect rebuilds the rows of runs made before"
+    rows: list[dict] = []
     for name in names:
         run_dir, log = args.run_root / f"{tag}-{name}", args.run_root / f"{tag}-{name}.log"
         if not args.collect:
             print(f"=== {name}: {variants[name] or args.preset}, {args.budget_s:.0f} s", flush=True)
             run_for(command(args.env, args.seed, args.preset, variants[name], run_dir), args.budget_s, log)
         if (run_dir / "metrics.csv").exists():
-            rows = [r for r in distrl_rows(run_dir) if r["wall_s"] <= args.budget_s + 1]
-            kept[name] = {"variant": name, "settings": variants[name], "date": header["date"],
-                          "machine": header["machine"], **summary(rows, args.budget_s)}
-        write(out, header, kept)  # after each variant: a stopped sweep keeps what it ran
-    cols = [c for c in (f"eval_at_{m}s" for m in MARKS_S) if any(c in r for r in kept.values())]
+            curve = [r for r in distrl_rows(run_dir) if r["wall_s"] <= args.budget_s + 1]
+            rows.append({"variant": name, "settings": variants[name], **summary(curve, args.budget_s)})
+        write(out, kept, head, rows)  # after each variant: a stopped sweep keeps what it ran
+    every = [*(r for s in kept_apart_from(kept, rows) for r in s.rows), *rows]
+    cols = [c for c in (f"eval_at_{m}s" for m in MARKS_S) if any(c in r for r in every)]
     print("| " + " | ".join(["variant", *cols, "best", "updates/s", "frames/s"]) + " |")
-    for r in kept.values():
+    for r in every:
         cells = ["-" if r.get(c) is None else f"{r[c]:,.0f}" for c in (*cols, "best_eval")]
         print(f"| {r['variant']} | " + " | ".join(cells) + f" | {r['updates_per_s']} | {r['frames_per_s']} |")
     print(f"wrote {out}")

@@ -11,24 +11,25 @@ more than 2 actors only share the same cores. Each run is `distrl train apex-dpg
 evaluation every 1,000 updates (5 noiseless episodes, in an evaluator process beside the actors). The
 learner takes the GPU where the machine has one.
 
-Writes bench/results/dpg-scaling-<env>-seed<S>-<budget>s.jsonl (a header, then one row per actor count
-with its curve; counts not run this time keep their rows) and bench/figures/dpg-scaling-<env>-seed<S>.png.
+Writes bench/results/dpg-scaling-<env>-seed<S>-<budget>s.jsonl in bench/results.py's schema (the sittings
+it held, each with the actor counts not run this time, then this call's sitting: one row per actor count
+with its curve; `--no-speed-index` skips the speed index for trial runs) and
+bench/figures/dpg-scaling-<env>-seed<S>.png.
 Prints a table: greedy return at a quarter, half and all of the budget, the best, frames/s, updates/s and
 the time to the 2-actor run's final return. Asserts nothing."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-from bench.machine import machine_info
-from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, eval_summary, run_for
+from bench import results
+from bench.results import Sitting
+from bench.runs import RACE_FRAMES, RESULTS, ROOT, command_line, distrl_rows, eval_summary, run_for
 
 SETTINGS = {"eval_every": 1000, "eval_episodes": 5, "log_every_s": 10.0}
 
@@ -60,6 +61,7 @@ def main() -> None:
     p.add_argument("--actors", default="2,4,8,14", help="comma-separated actor counts, run in this order")
     p.add_argument("--run-root", type=Path, default=ROOT / "runs" / "bench-dpg-scaling")
     p.add_argument("--collect", action="store_true", help="run nothing: rebuild the results from --run-root")
+    p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     args = p.parse_args()
     try:
         counts = [int(a) for a in args.actors.split(",") if a]
@@ -69,11 +71,14 @@ def main() -> None:
         p.error(f"--actors {args.actors!r}: every count must be at least 1")
     tag = f"dpg-scaling-{args.env.replace('/', '-')}-seed{args.seed}"
     out = RESULTS / f"{tag}-{args.budget_s:.0f}s.jsonl"
-    kept: dict[int, dict] = {}
-    if out.exists():  # counts not run this time keep their rows, each with its own date and machine
-        kept = {r["actors"]: r for r in map(json.loads, out.read_text().splitlines()) if "actors" in r}
-    header = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "settings": SETTINGS,
-              "machine": machine_info(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    earlier = results.read(out) if out.exists() else []  # counts not run this time keep their rows and sittings
+    newest = {r["actors"]: i for i, s in enumerate(earlier) for r in s.rows}
+    head = results.header(command_line("bench.dpg_scaling"), seed=args.seed,
+                          speed=not (args.no_speed_index or args.collect), env=args.env, budget_s=args.budget_s,
+                          settings=SETTINGS)
+    if args.collect:
+        head["speed_index_note"] = "not measured: --collect rebuilds the rows of runs made before"
+    ran: dict[int, dict] = {}
     for n in counts:
         run_dir = args.run_root / f"{tag}-{args.budget_s:.0f}s-actors{n}"
         if not args.collect:
@@ -81,9 +86,16 @@ def main() -> None:
             run_for(command(args.env, args.seed, n, run_dir), args.budget_s, run_dir.with_suffix(".log"))
         if (run_dir / "metrics.csv").exists():
             rows = [r for r in distrl_rows(run_dir) if r["wall_s"] <= args.budget_s + 1]
-            kept[n] = {**row(n, rows, args.budget_s), "date": header["date"], "machine": header["machine"]}
-        out.parent.mkdir(parents=True, exist_ok=True)  # after each count: a stopped sweep keeps what it ran
-        out.write_text("".join(json.dumps(r) + "\n" for r in (header, *(kept[k] for k in sorted(kept)))))
+            ran[n] = row(n, rows, args.budget_s)
+        sittings = [Sitting(s.header, [r for r in s.rows if newest[r["actors"]] == i and r["actors"] not in ran])
+                    for i, s in enumerate(earlier)] + [Sitting(head, [ran[k] for k in sorted(ran)])]
+        sittings = [s for s in sittings if s.rows]
+        if sittings:  # after each count: a stopped sweep keeps what it ran
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with open(out, "w") as f:
+                for sitting in sittings:
+                    results.write_sitting(f, sitting.header, sitting.rows)
+    kept = {r["actors"]: r for s in results.read(out) for r in s.rows} if out.exists() else {}
     if not kept:
         print(f"no runs under {args.run_root} for {tag}: nothing to report")
         return

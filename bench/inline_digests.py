@@ -2,22 +2,25 @@
 short inline run's final counters, returns and a digest of its last checkpoint, so a refactor of the
 runtime can show "bit-identical before and after" (issue 35) by running it on both commits.
 
-    python -m bench.inline_digests                      # writes bench/results/inline-digests-<commit>.json
-    python -m bench.inline_digests --compare A.json B.json
+    python -m bench.inline_digests                      # writes bench/results/inline-digests-<commit>.jsonl
+    python -m bench.inline_digests --compare A.jsonl B.jsonl
 
-Each case is CartPole-v1 or Pendulum-v1, seed 1, a few thousand frames, a checkpoint every 200 updates. Asserts nothing; --compare prints what differs."""
+Each case is CartPole-v1 or Pendulum-v1, seed 1, a few thousand frames, a checkpoint every 200 updates. The
+file follows bench/results.py's schema: one sitting, its header with the commit (`tree`: the short commit,
+"-dirty" when src/ had changes) and torch's version, one row per case (`--no-speed-index` skips the speed
+index, which these digests do not need). Asserts nothing; --compare prints what differs."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import tempfile
 from pathlib import Path
 
 import torch
 
-from bench.runs import RESULTS, ROOT
+from bench import results
+from bench.runs import RESULTS, ROOT, command_line
 
 DISCRETE, CONTINUOUS = "CartPole-v1", "Pendulum-v1"
 BASE = {"seed": 1, "eval_episodes": 3, "log_every_s": 60.0, "checkpoint_every": 200}
@@ -60,9 +63,16 @@ def run_case(name: str) -> dict:
             "rng_digest": state_digest(data.get("rng"))}
 
 
+def digests(path: Path) -> dict:
+    """A digests file (bench/results.py's schema) as {"commit": its tree, "cases": {name: figures}}."""
+    (sitting,) = results.read(path)
+    tree = sitting.header.get("tree") or (sitting.header["commit"] or "?")[:7]
+    return {"commit": tree, "cases": {r["case"]: {k: v for k, v in r.items() if k != "case"} for r in sitting.rows}}
+
+
 def compare(a: Path, b: Path) -> None:
     """A case is identical when every figure of `a` is in `b` unchanged; counters `b` adds are named."""
-    ra, rb = json.loads(a.read_text()), json.loads(b.read_text())
+    ra, rb = digests(a), digests(b)
     print(f"| case | {ra['commit']} | {rb['commit']} |\n|---|---|---|")
     for name in ra["cases"]:
         x, y = ra["cases"][name], rb["cases"].get(name) or {}
@@ -79,6 +89,7 @@ def main() -> None:
     p.add_argument("--cases", default=",".join(CASES))
     p.add_argument("--compare", nargs=2, type=Path)
     p.add_argument("--out", type=Path)
+    p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s)")
     args = p.parse_args()
     if args.compare:
         return compare(*args.compare)
@@ -88,12 +99,15 @@ def main() -> None:
     dirty = bool(subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT, capture_output=True,
                                 text=True).stdout.strip())
     tag = commit + ("-dirty" if dirty else "")
+    head = results.header(command_line("bench.inline_digests"), speed=not args.no_speed_index, tree=tag,
+                          torch=torch.__version__)
     cases = {}
     for name in args.cases.split(","):
         cases[name] = run_case(name)
         print(name, cases[name]["frames"], cases[name]["updates"], cases[name]["roles_digest"][:16], flush=True)
-    out = args.out or RESULTS / f"inline-digests-{tag}.json"
-    out.write_text(json.dumps({"commit": tag, "torch": torch.__version__, "cases": cases}, indent=1) + "\n")
+    out = args.out or RESULTS / f"inline-digests-{tag}.jsonl"
+    with open(out, "w") as f:
+        results.write_sitting(f, head, [{"case": name, **figures} for name, figures in cases.items()])
     print(f"wrote {out}")
 
 

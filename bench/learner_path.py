@@ -13,12 +13,12 @@ the priority write-back. The shards
 are local tables, so the figures are the host-side work alone, without Ray's transfers; a change to
 the data path shows here as a ratio against the baseline row of the same run (zlib, the shards of
 apex-atari-fast, joined into fresh arrays). Asserts nothing; prints figures and ratios, and writes
-bench/results/learner-path-<host>.json."""
+bench/results/learner-path-<host>.jsonl in bench/results.py's schema (one sitting: the header with the
+device and the settings, one row per frames x shards x join; `--no-speed-index` skips the speed index)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import socket
 import time
 from pathlib import Path
@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bench.machine import machine_info
+from bench import results
 from bench.replay import pong_transitions  # real Pong stacks from random play
-from bench.runs import RESULTS
+from bench.runs import RESULTS, command_line
 from distrl.components.staging import DeviceStager
 from distrl.replay import PrioritizedSampler, ReplayTable
 from distrl.replay.sharded import ShardedReplay
@@ -94,10 +94,13 @@ def main() -> None:
                    help="frame storage: zlib, lz4 (replay.codec) or raw (uncompressed); shared-X: each frame once")
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    p.add_argument("--out", type=Path, default=RESULTS / f"learner-path-{socket.gethostname()}.json")
+    p.add_argument("--out", type=Path, default=RESULTS / f"learner-path-{socket.gethostname()}.jsonl")
+    p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     args = p.parse_args()
-    torch.set_num_threads(1)
     device = torch.device(args.device)
+    head = results.header(command_line("bench.learner_path"), speed=not args.no_speed_index, device=str(device),
+                          transitions=args.transitions, batch=BATCH, seconds=args.seconds)
+    torch.set_num_threads(1)
     t = time.perf_counter()
     data = pong_transitions(args.transitions)
     print(f"{args.transitions:,} Pong transitions in {time.perf_counter() - t:.0f} s; batch {BATCH}, {args.seconds:.0f} s "
@@ -124,9 +127,8 @@ def main() -> None:
               f"{r['samples_per_s'] / base['samples_per_s']:.2f} | {r['sample_ms']:.1f} | {r['to_device_ms']:.1f} | "
               f"{r['priorities_ms']:.1f} | {r['bytes_per_transition']:,.0f} |")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "device": str(device),
-                                    "machine": machine_info(), "transitions": args.transitions, "batch": BATCH,
-                                    "seconds": args.seconds, "rows": rows}, indent=1) + "\n")
+    with open(args.out, "w") as f:
+        results.write_sitting(f, head, rows)
     print(f"wrote {args.out}")
 
 

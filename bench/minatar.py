@@ -17,9 +17,11 @@ rows are its own metrics.csv (mean return of the last 100 training episodes, eve
 evaluations.csv (greedy, epsilon 0.001, in a separate evaluator process that shares the cores); the
 peers pause training while they evaluate, and their clock leaves the evaluation out.
 
-Writes bench/results/minatar-<game>-seed<S>.jsonl (one row per contender per log interval, then one
-summary row per contender; contenders not run this time keep the rows the file held) and bench/figures/minatar-<game>-seed<S>.png (return against wall time and
-frames, drawn with distrl.plotting). Prints figures; asserts nothing about them."""
+Writes bench/results/minatar-<game>-seed<S>.jsonl in bench/results.py's schema: the sittings the file held,
+each with the rows of the contenders not run this time, then this call's sitting (its header: the command,
+the machine, the speed index measured first; `--no-speed-index` skips it for trial runs) with one row per
+contender per log interval, then one summary row per contender; and bench/figures/minatar-<game>-seed<S>.png
+(return against wall time and frames, drawn with distrl.plotting). Prints figures; asserts nothing about them."""
 
 from __future__ import annotations
 
@@ -27,13 +29,12 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-from bench.machine import machine_info
-from bench.runs import RESULTS, ROOT, distrl_rows, earlier_results, run_for
+from bench import results
+from bench.runs import RESULTS, ROOT, command_line, distrl_rows, earlier_results, run_for
 
 DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila",
           "distrl-r2d2": "r2d2", "distrl-r2d2-bf16": "r2d2", "distrl-apex-bf16": "apex"}
@@ -103,6 +104,7 @@ def main() -> None:
     p.add_argument("--run-root", type=Path, default=ROOT / "runs" / "bench-minatar")
     p.add_argument("--collect", action="store_true",
                    help="run nothing: rebuild the results file and the figure from what --run-root holds")
+    p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     args = p.parse_args()
     names = [n for n in args.contenders.split(",") if n]
     unknown = [n for n in names if n not in CONTENDERS]
@@ -112,17 +114,19 @@ def main() -> None:
     tag = f"minatar-{args.game}-seed{args.seed}"
     out = RESULTS / f"{tag}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
-    kept, kept_summaries = earlier_results(out, args.budget_s)  # contenders not run this time keep their last results
-    kept = {name: rows for name, rows in kept.items() if name not in names}
+    head = results.header(command_line("bench.minatar"), seed=args.seed,
+                          speed=not (args.no_speed_index or args.collect))
+    if args.collect:
+        head["speed_index_note"] = "not measured: --collect rebuilds the rows of runs made before"
+    kept = earlier_results(out, args.budget_s, rerun=names)  # contenders not run this time keep their last results
     with open(out, "w") as f:
-        for name, rows in kept.items():
-            f.writelines(json.dumps({"contender": name, **row}) + "\n" for row in rows)
-            if name in kept_summaries:
-                f.write(json.dumps(kept_summaries[name]) + "\n")
+        for sitting in kept:
+            results.write_sitting(f, sitting.header, sitting.rows)
+        results.write_sitting(f, head)
     target = PAPER_DQN_5M.get(args.game)
-    common = {"game": args.game, "seed": args.seed, "budget_s": args.budget_s, "machine": machine_info(),
-              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    results: dict[str, list[dict]] = dict(kept)
+    common = {"game": args.game, "budget_s": args.budget_s}
+    curves_of: dict[str, list[dict]] = {name: [r for r in sitting.of(name) if not r.get("summary")]
+                                        for sitting in kept for name in sitting.contenders()}
     for name in names:
         if not args.collect:
             print(f"=== {name}: {args.game}, seed {args.seed}, {args.budget_s:.0f} s", flush=True)
@@ -137,12 +141,12 @@ def main() -> None:
                             peer_out, log)
         if name in DISTRL:  # a driver slow to answer SIGINT does not count past the budget (peers stop themselves)
             rows = [r for r in rows if r["wall_s"] <= args.budget_s]
-        results[name] = rows
+        curves_of[name] = rows
         result = summary(name, rows, target)
         with open(out, "a") as f:
             for row in rows:
-                f.write(json.dumps({"contender": name, **common, **row}) + "\n")
-            f.write(json.dumps({**common, **result}) + "\n")
+                results.write_row(f, {"contender": name, **common, **row})
+            results.write_row(f, {**common, **result})
         print(json.dumps(result), flush=True)
 
     from distrl.plotting import plot_comparison
@@ -150,7 +154,7 @@ def main() -> None:
                       "frames": np.array([r["frames"] for r in rows], dtype=float),
                       "episode_return_mean": np.array([np.nan if r["return_mean_100"] is None else r["return_mean_100"]
                                                        for r in rows], dtype=float)}]
-              for name, rows in results.items() if rows}
+              for name, rows in curves_of.items() if rows}
     figure = plot_comparison(curves, ROOT / "bench" / "figures" / f"{tag}.png",
                              title=f"MinAtar {args.game}, seed {args.seed}, one contender at a time on "
                                    f"{os.cpu_count()} cores")

@@ -7,19 +7,24 @@
     .venv/bin/python -m bench.pong --arch r2d2 --budget-s 600   # R2D2 with its paper's values (issue 36)
 
 It looks at the machine (cores, a CUDA GPU) and picks the actor count, envs per actor, replay shards,
-the learner's device and batch (`plan`), then runs `distrl train apex --preset apex-atari-fast` on Ray
+the learner's device and batch (distrl.config.fit.atari_plan, which `--preset apex-atari-fast` applies
+in distrl itself), then runs `distrl train apex --preset apex-atari-fast` on Ray
 (`--arch a3c|ba3c|gorila|r2d2`: `<arch>-atari`, the paper's values, with `plan_others`' worker counts)
 with those values as `--set` overrides, in its own process group, and stops it with SIGTERM at the
 budget (distrl saves a checkpoint where it stopped, for --resume). The clock starts when this script
-starts, so Ray's start-up counts. Greedy evaluations (no-op starts, 8 episodes, epsilon 0.001)
+starts (after the machine's speed index, bench/speed.py, about 10 s; `--no-speed-index` skips it for trial
+runs), so Ray's start-up counts. Greedy evaluations (no-op starts, 8 episodes, epsilon 0.001)
 run in distrl's separate evaluator process every 1,000 learner updates or as soon as the previous one
 finished, so acting never pauses for them. A GPU's utilisation is read with nvidia-smi every 5 s.
 
-Writes, in the run directory: bench.json (the plan and each segment's start and end), curve.csv (wall_s
-from this script's start, frames, updates, training return, the evaluation finished in the interval,
-rates), evals.csv (each evaluation at the time it finished), gpu.csv and bench-summary.json; copies of
-the last three as bench/results/atari-<game>-<machine>-seed<S>-*, and the figure
-bench/figures/atari-<game>-<machine>-seed<S>.png (machine: gpu or cpu<N>). Prints figures; asserts nothing."""
+Writes, in the run directory: bench.json (the plan and each segment's start, end, command and speed index),
+curve.csv (wall_s from this script's start, frames, updates, training return, the evaluation finished in the
+interval, rates), evals.csv (each evaluation at the time it finished), gpu.csv and bench-summary.json; the
+result bench/results/atari-<game>[-<arch>]-<machine>-seed<S>.jsonl in bench/results.py's schema (one
+sitting: its header holds the first segment's command and speed index, the game, the plan and the machine
+with its label; rows of "kind" curve, eval, then one summary), and the figure
+bench/figures/atari-<game>[-<arch>]-<machine>-seed<S>.png (machine: gpu or cpu<N>). Prints figures; asserts
+nothing."""
 
 from __future__ import annotations
 
@@ -37,7 +42,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.runs import ROOT, number, run_for
+from bench import results as R
+from bench.runs import ROOT, command_line, number, run_for
+from distrl.config.fit import Machine, atari_plan
 from distrl.nets.precision import has_bf16_units
 
 CURVE = ("wall_s", "frames", "updates", "train_return", "eval_return", "env_frames_per_s",
@@ -50,47 +57,6 @@ def gpu_present() -> bool:
         return torch.cuda.is_available()
     except ImportError:
         return False
-
-
-RAW_FRAMES_GIB = 64  # memory from which the replay keeps raw frames: 1M transitions hold ~8 GB of them, shared
-
-
-def plan(cores: int, gpu: bool, memory_gib: float = 0.0) -> tuple[dict[str, object], str]:
-    """Overrides of apex-atari-fast for this machine, and why. Ray gives every actor, replay shard, the
-    learner and the evaluator one logical CPU each; the driver and Ray's own processes use the slack."""
-    if gpu:
-        shards = 4 if cores >= 12 else 2
-        actors = max(1, cores - shards - 2)
-        # The actors' forward passes on 0.05 of the GPU each made 1.35x the frames/s of CPU ones on the H100, and
-        # ale-py's vector env steps games 1.35x faster per core (BENCHMARKS.md, issue 34); the learner takes the
-        # GPU the actors leave.
-        share = 0.05
-        # Each frame once and raw where the memory holds it: ~2.2-2.9x lz4's samples/s from the shards at
-        # 7,902 B a transition (bench/learner_path.py, issue 34); else the preset's lz4 stacks (1,176 B).
-        raw = memory_gib >= RAW_FRAMES_GIB
-        frames = {"replay.share_frames": True, "replay.compress": False} if raw else {}
-        return ({"actors": actors, "replay.shards": shards, "actor.envs_per_actor": 8, "learner.batch_size": 512,
-                 "learner.prefetch_threads": 4, "ray.actor_gpus": share, "actor.vector_env": True,
-                 "ray.learner_gpus": round(1 - share * actors, 2), **frames},
-                f"{cores} cores and a GPU: learner on the GPU at the paper's batch 512 with 4 sample threads, {shards} "
-                f"replay shards (sampled frames are their work"
-                + (f"; {memory_gib:.0f} GiB: each frame stored once, raw" if raw else "; LZ4 stacks") +
-                f"), the evaluator, and {actors} actors x 8 envs "
-                f"on the rest, stepped in ale-py's vector env, their forward passes on {share:g} of the GPU each")
-    # No GPU: a CPU learner makes ~5 batches/s of 64 on 2 cores (BENCHMARKS.md, Ape-X acting
-    # throughput); at batch 512 it would make less than one. One actor, one shard, and the replay
-    # ratio held at 2 so the actor leaves the learner its core. A CPU with bf16 units steps the learner 1.8x
-    # faster in bfloat16 (bench/dqn_learner_step.py), and ale-py's vector env the games 1.35x (issue 34). The
-    # roles take every core, so the learner gets one torch thread: two threads beside a busy process made 0.44x
-    # one thread's steps (BENCHMARKS.md, "Pong to 19 on 2 cores").
-    actors = max(1, cores - 3)
-    bf16 = has_bf16_units("cpu")
-    return ({"actors": actors, "replay.shards": 1, "actor.envs_per_actor": 4, "learner.batch_size": 64,
-             "ray.learner_gpus": 0, "replay.samples_per_insert": 2.0, "torch_threads": 1, "actor.vector_env": True,
-             **({"learner.bf16": True} if bf16 else {})},
-            f"{cores} cores, no GPU: learner on the CPU at batch 64" + (" in bfloat16" if bf16 else "") +
-            f" on one torch thread, 1 replay shard, {actors} actor(s) x 4 envs in ale-py's vector env, 2 samples "
-            "per insert")
 
 
 PRESETS = {"apex": "apex-atari-fast", "a3c": "a3c-atari", "ba3c": "ba3c-atari", "gorila": "gorila-atari",
@@ -250,6 +216,36 @@ def draw(curve: list[dict], evals: list[dict], out: Path, title: str) -> Path:
                            ylabel="return")
 
 
+HEADER_FACTS = ("game", "arch", "seed", "machine", "cores", "plan")  # the summary's keys a result's header holds
+
+
+def figures(result: dict) -> dict:
+    """The summary's figures: what its header does not hold."""
+    return {k: v for k, v in result.items() if k not in HEADER_FACTS}
+
+
+def sitting_header(meta: dict, args: argparse.Namespace) -> dict:
+    """The result's header: the run's first segment's command, start and speed index (later segments', the
+    resumes, in `resumed`), the game, the plan and this machine, labelled as the file name labels it."""
+    arch = meta.get("arch", "apex")
+    segments = [s for s in meta["segments"] if "command" in s]
+    head = R.header(segments[0]["command"] if segments else command_line("bench.pong"), preset=PRESETS[arch],
+                    seed=meta["seed"], speed=False, game=meta["game"], arch=arch, cores=meta.get("cores"),
+                    plan=meta["plan"])
+    head["machine"]["label"] = meta["machine"]
+    if meta["segments"]:
+        head["date"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(meta["segments"][0]["started"]))
+    measured = [s["speed_index"] for s in segments if s.get("speed_index")]
+    if measured:
+        head["speed_index"] = measured[0]
+        head.pop("speed_index_note", None)
+    elif not (args.no_speed_index and not args.collect):
+        head["speed_index_note"] = "not measured: no segment of the run measured it"
+    if len(segments) > 1:
+        head["resumed"] = [{"command": s["command"], "speed_index": s.get("speed_index")} for s in segments[1:]]
+    return head
+
+
 def main() -> None:
     t0 = time.time()
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -264,6 +260,7 @@ def main() -> None:
     p.add_argument("--target", type=float, default=19.0, help="evaluation return whose first crossing is timed")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="more overrides, after the plan's")
     p.add_argument("--out-root", type=Path, default=ROOT / "bench", help="results/ and figures/ go under it")
+    p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     args = p.parse_args()
     game = args.game.split("/")[-1].removesuffix("-v5").lower()
     name = game if args.arch == "apex" else f"{game}-{args.arch}"  # Ape-X's files keep their first names
@@ -283,12 +280,15 @@ def main() -> None:
         gpu = gpu_present() and not args.cpu
         cores = len(os.sched_getaffinity(0))  # the cores this process may use (taskset, cgroups' cpusets)
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-        overrides, why = plan(cores, gpu, memory) if args.arch == "apex" else plan_others(args.arch, cores)
+        overrides, why = atari_plan(Machine(cores, gpu, memory, has_bf16_units("cpu"))) if args.arch == "apex" \
+            else plan_others(args.arch, cores)
         machine = "gpu" if gpu else f"cpu{cores}"
         meta = {"game": args.game, "arch": args.arch, "seed": args.seed, "machine": machine, "cores": cores,
                 "plan": overrides, "why": why,
                 "extra_overrides": args.set, "segments": []}
     if not args.collect:
+        speed_index = None if args.no_speed_index else R.header(command_line("bench.pong"))["speed_index"]
+        t0 = time.time()  # the bench's clock starts after the speed index
         done = sum(s["ended"] - s["started"] for s in meta["segments"])
         budget = args.budget_s - done
         if budget <= 0:
@@ -306,7 +306,8 @@ def main() -> None:
                     "--seed", str(meta["seed"]), "--max-frames", str(10**12), "--run-dir", str(run_dir),
                     *[x for s in sets for x in ("--set", s)]]
         run_dir.mkdir(parents=True, exist_ok=True)
-        segment = {"started": t0, "launched": time.time()}
+        segment = {"started": t0, "launched": time.time(), "command": command_line("bench.pong"),
+                   "speed_index": speed_index}
         meta["segments"].append(segment)
         meta_path.write_text(json.dumps(meta, indent=2))  # the run dir is distrl's: this file is the bench's own
         stop = threading.Event()
@@ -338,12 +339,14 @@ def main() -> None:
     results.mkdir(parents=True, exist_ok=True)
     result = summarise(curve, evals, meta, read_csv(run_dir / "gpu.csv"), args.target)
     (run_dir / "bench-summary.json").write_text(json.dumps(result, indent=2))
-    for name in ("curve.csv", "evals.csv", "bench-summary.json"):
-        shutil.copyfile(run_dir / name, results / f"{tag}-{name}")
+    out = results / f"{tag}.jsonl"
+    with open(out, "w") as f:
+        R.write_sitting(f, sitting_header(meta, args), [{"kind": "curve", **r} for r in curve]
+                        + [{"kind": "eval", **r} for r in evals] + [{"kind": "summary", **figures(result)}])
     title = f"{arch} on {meta['game']}, seed {meta['seed']}, {meta['machine']} ({meta.get('cores', '?')} cores)"
     figure = draw(curve, evals, args.out_root / "figures" / f"{tag}.png", title) if curve else None
     print(json.dumps(result, indent=2))
-    print(f"wrote {run_dir}/curve.csv, evals.csv and bench-summary.json (copies: {results}/{tag}-*)"
+    print(f"wrote {run_dir}/curve.csv, evals.csv and bench-summary.json, {out}"
           + (f", and {figure}" if figure else ""))
 
 

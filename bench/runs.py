@@ -5,15 +5,17 @@ runtime for a measured window (the throughput benches: bench/a3c_throughput.py, 
 from __future__ import annotations
 
 import csv
-import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+
+from bench.results import Sitting, read
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every bench's results folder (bench/README.md names the files); BENCH_RESULTS=DIR puts them elsewhere,
@@ -87,27 +89,37 @@ def number(text: str) -> float | None:
     return None if text in ("", "nan") else float(text)
 
 
-def earlier_results(out: Path, budget_s: float) -> tuple[dict[str, list[dict]], dict[str, dict]]:
-    """Each contender's rows (without the name) and summary row in an earlier JSON-lines results file,
-    so that re-running some contenders keeps the others' results: only those run for the same budget,
-    since a comparison across budgets means nothing (a 300 s re-run once printed a 20-minute peer's
-    best as 15.0 beside its final 4,870). Those dropped are named on stdout."""
-    rows: dict[str, list[dict]] = {}
-    summaries: dict[str, dict] = {}
-    for line in out.read_text().splitlines() if out.exists() else []:
-        row = json.loads(line)
-        if row.get("summary"):
-            summaries[row["contender"]] = row
-        else:
-            rows.setdefault(row.pop("contender"), []).append(row)
-    for name in list(rows):
-        earlier = summaries.get(name, {}).get("budget_s")
-        if earlier != budget_s:
-            print(f"{out.name}: {name}'s earlier results ran for {earlier} s, not {budget_s:.0f} s: left out "
-                  "(run it again with this budget)", flush=True)
-            rows.pop(name)
-            summaries.pop(name, None)
-    return rows, summaries
+def command_line(module: str) -> str:
+    """The command that runs this bench, as a reader types it from the repository root (a results header's
+    `command`): `python -m <module> <its arguments>`."""
+    return shlex.join(["python", "-m", module, *sys.argv[1:]])
+
+
+def earlier_results(out: Path, budget_s: float, rerun: Iterable[str] = ()) -> list[Sitting]:
+    """The sittings of an earlier results file (bench/results.py), each with the rows of the contenders
+    to keep, so that re-running some contenders keeps the others' results with their own headers: a
+    contender's newest sitting, unless it is in `rerun` (run again now), and only if it ran for the
+    same budget, since a comparison across budgets means nothing (a 300 s re-run once printed a
+    20-minute peer's best as 15.0 beside its final 4,870). Those dropped for their budget are named on
+    stdout; sittings left with no row are left out."""
+    if not out.exists():
+        return []
+    sittings = read(out)
+    newest = {name: i for i, s in enumerate(sittings) for name in s.contenders()}
+    rerun = set(rerun)
+    kept = []
+    for i, sitting in enumerate(sittings):
+        names = [n for n in sitting.contenders() if newest[n] == i and n not in rerun]
+        for name in list(names):
+            summary = next((r for r in sitting.of(name) if r.get("summary")), {})
+            earlier = summary.get("budget_s", sitting.header.get("budget_s"))
+            if earlier != budget_s:
+                print(f"{out.name}: {name}'s earlier results ran for {earlier} s, not {budget_s:.0f} s: left out "
+                      "(run it again with this budget)", flush=True)
+                names.remove(name)
+        if names:
+            kept.append(Sitting(sitting.header, [r for r in sitting.rows if r.get("contender") in names]))
+    return kept
 
 
 # ---- a wiring on distrl's Ray runtime for a measured window

@@ -1,6 +1,7 @@
 """bench/pong.py cannot rot: its segment clock by hand, and 55 s of a real run with tiny settings (Ray's start
 included: 40 s failed once on a loaded 2-core machine)."""
 
+import argparse
 import csv
 import json
 import subprocess
@@ -9,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import pong  # the repository root is on pytest's path (pyproject.toml: pythonpath)
-from distrl.nets.precision import has_bf16_units
+from bench import pong, results  # the repository root is on pytest's path (pyproject.toml: pythonpath)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,18 +46,7 @@ def test_curve_keeps_every_evaluation_of_every_segment_even_one_after_the_last_m
     assert [r["wall_s"] for r in curve] == [11.0, 21.0, 32.0, 42.0]
 
 
-def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learner_and_evaluator():
-    gpu, _ = pong.plan(16, gpu=True)
-    assert "replay.share_frames" not in gpu  # no memory given: the preset's LZ4 stacks
-    big, why = pong.plan(16, gpu=True, memory_gib=128)
-    assert big["replay.share_frames"] and not big["replay.compress"] and "each frame stored once, raw" in why
-    assert gpu["actors"] + gpu["replay.shards"] + 2 == 16 and gpu["learner.batch_size"] == 512
-    # the actors' GPU shares and the learner's fill the one GPU exactly: Ray could place no less, and more would wait
-    assert gpu["actors"] * gpu["ray.actor_gpus"] + gpu["ray.learner_gpus"] == pytest.approx(1.0)
-    cpu, why = pong.plan(2, gpu=False)
-    assert cpu["actors"] == 1 and cpu["ray.learner_gpus"] == 0 and "no GPU" in why and cpu["actor.vector_env"]
-    assert cpu["torch_threads"] == 1  # the roles take every core: more learner threads only wait on each other
-    assert cpu.get("learner.bf16", False) is has_bf16_units("cpu") and ("bfloat16" in why) is has_bf16_units("cpu")
+def test_plan_others_sizes_the_other_systems_from_the_cores():
     # issue 18's other systems: A3C and BA3C with 16 workers, Gorila with the cores left beside 4 shards
     assert pong.plan_others("a3c", 16)[0]["actors"] == pong.plan_others("ba3c", 16)[0]["actors"] == 16
     gorila, _ = pong.plan_others("gorila", 16)
@@ -70,11 +59,31 @@ def test_plan_puts_the_learner_on_the_gpu_and_leaves_a_core_each_to_shards_learn
     assert r2d2["actors"] + r2d2["replay.shards"] + 2 == 16 and "ray.actor_gpus" not in r2d2
 
 
+def test_the_result_is_one_sitting_whose_header_holds_the_first_segments_command_and_speed_index():
+    meta = {"game": "ALE/Pong-v5", "arch": "a3c", "seed": 2, "machine": "cpu2", "cores": 2, "plan": {"actors": 2},
+            "segments": [{"started": 0.0, "launched": 1.0, "ended": 10.0, "command": "python -m bench.pong --arch a3c",
+                          "speed_index": {"index": 0.9}},
+                         {"started": 20.0, "launched": 21.0, "ended": 30.0, "command": "python -m bench.pong --resume",
+                          "speed_index": None}]}
+    args = argparse.Namespace(no_speed_index=False, collect=True)
+    head = pong.sitting_header(meta, args)
+    results.check_header(head, "the test's header")
+    assert head["command"] == "python -m bench.pong --arch a3c" and head["date"] == "1970-01-01T00:00:00Z"
+    assert head["speed_index"] == {"index": 0.9} and "speed_index_note" not in head
+    assert (head["preset"], head["seed"], head["machine"]["label"], head["plan"]) == ("a3c-atari", 2, "cpu2", {"actors": 2})
+    assert head["resumed"] == [{"command": "python -m bench.pong --resume", "speed_index": None}]
+    summary = {"game": "ALE/Pong-v5", "arch": "a3c", "seed": 2, "machine": "cpu2", "cores": 2, "plan": {},
+               "wall_s": 9.0, "frames": 100, "best_eval": None}
+    assert pong.figures(summary) == {"wall_s": 9.0, "frames": 100, "best_eval": None}  # the rest is the header's
+    unmeasured = pong.sitting_header({**meta, "segments": [{"started": 0.0, "launched": 0.0}]}, args)
+    assert unmeasured["speed_index"] is None and unmeasured["speed_index_note"].startswith("not measured")
+
+
 @pytest.mark.learning  # 60 s: in the learning tier, alone, since it runs on a wall-clock budget: beside
 @pytest.mark.alone     # another test on 2 cores, Ray's start once took 75 s
 def test_a_few_seconds_of_pong_write_the_curve_the_summary_and_the_figure(tmp_path):
     run_dir = tmp_path / "run"
-    cmd = [sys.executable, "-m", "bench.pong", "--cpu", "--budget-s", "55", "--run-dir", str(run_dir),
+    cmd = [sys.executable, "-m", "bench.pong", "--cpu", "--budget-s", "55", "--no-speed-index", "--run-dir", str(run_dir),
            "--out-root", str(tmp_path / "out"), "--set", "replay.min_size=300", "--set", "learner.batch_size=16",
            "--set", "replay.capacity=2000", "--set", "eval_episodes=1", "--set", "eval_every=20",
            "--set", "log_every_s=2", "--set", "max_episode_frames=2000"]
@@ -85,4 +94,9 @@ def test_a_few_seconds_of_pong_write_the_curve_the_summary_and_the_figure(tmp_pa
     summary = json.loads((run_dir / "bench-summary.json").read_text())
     assert summary["machine"].startswith("cpu") and summary["plan"]["actors"] >= 1 and summary["frames"] > 0
     assert (tmp_path / "out" / "figures" / f"atari-pong-{summary['machine']}-seed1.png").exists()
+    (sitting,) = results.read(tmp_path / "out" / "results" / f"atari-pong-{summary['machine']}-seed1.jsonl")
+    assert sitting.header["command"].startswith("python -m bench.pong --cpu") and sitting.header["seed"] == 1
+    assert sitting.header["machine"]["label"] == summary["machine"] and sitting.header["plan"] == summary["plan"]
+    assert [r["kind"] for r in sitting.rows].count("curve") == len(curve) and sitting.rows[-1]["kind"] == "summary"
+    assert sitting.rows[-1]["frames"] == summary["frames"]
     assert list((run_dir / "checkpoints").glob("ckpt-*.pt"))  # the budget's SIGTERM saved where it stopped

@@ -1,33 +1,75 @@
-"""The benches' bookkeeping (bench/runs.py, bench/peers/continuous.py): results kept from an earlier
-run are only those of the same budget, a contender's best evaluation is never below its final, and the
-throughput benches' window leaves out the warm-up and the stop."""
+"""The benches' bookkeeping (bench/runs.py, bench/peers/continuous.py, the sweeps' files): results kept from
+an earlier run are only those of the same budget, each in its own sitting (bench/results.py), a contender's
+best evaluation is never below its final, and the throughput benches' window leaves out the warm-up and the
+stop."""
 
-import json
+import sys
 from pathlib import Path
 
-from bench import runs  # the repository root is on pytest's path (pyproject.toml: pythonpath)
-from bench.peers import continuous
+from bench import results, runs  # the repository root is on pytest's path (pyproject.toml: pythonpath)
+from bench.peers import common, continuous
 
 
 def row(wall_s, frames, eval_mean):
     return {"wall_s": wall_s, "frames": frames, "return_mean_10": None, "eval_mean": eval_mean}
 
 
-def write_results(path: Path, budget_s: float, contenders: dict[str, list[dict]]) -> None:
+def head(day: str, command: str = "python -m bench.peers.continuous", seed: int = 1) -> dict:
+    return {"schema": results.SCHEMA, "date": f"{day}T10:00:00Z", "commit": None, "command": command,
+            "preset": None, "seed": seed, "machine": {"platform": "test"}, "speed_index": None,
+            "speed_index_note": results.NOT_MEASURED}
+
+
+def write_results(path: Path, sittings: list[tuple[dict, float, dict[str, list[dict]]]]) -> None:
+    """Sittings of (header, budget, {contender: curve rows}), each contender's summary row after its rows."""
     with open(path, "w") as f:
-        for name, rows in contenders.items():
-            f.writelines(json.dumps({"contender": name, **r}) + "\n" for r in rows)
-            f.write(json.dumps({"contender": name, "summary": True, "budget_s": budget_s}) + "\n")
+        for header, budget_s, contenders in sittings:
+            results.write_sitting(f, header, [r for name, rows in contenders.items() for r in
+                                              [*({"contender": name, **r} for r in rows),
+                                               {"contender": name, "summary": True, "budget_s": budget_s}]])
 
 
 def test_earlier_results_of_another_budget_are_left_out_and_named(tmp_path, capsys):
     out = tmp_path / "continuous-HalfCheetah-v5-seed1.jsonl"
-    write_results(out, 1200.0, {"sb3-sac": [row(600.0, 30_000, 15.0), row(1200.0, 60_000, 4870.0)]})
-    rows, summaries = runs.earlier_results(out, 300.0)
-    assert rows == {} and summaries == {}
+    write_results(out, [(head("2026-11-25"), 1200.0, {"sb3-sac": [row(600.0, 30_000, 15.0), row(1200.0, 60_000, 4870.0)]})])
+    assert runs.earlier_results(out, 300.0) == []
     assert "sb3-sac's earlier results ran for 1200.0 s, not 300 s" in capsys.readouterr().out
-    rows, summaries = runs.earlier_results(out, 1200.0)
-    assert [r["eval_mean"] for r in rows["sb3-sac"]] == [15.0, 4870.0] and summaries["sb3-sac"]["budget_s"] == 1200.0
+    (kept,) = runs.earlier_results(out, 1200.0)
+    assert kept.header == head("2026-11-25") and kept.contenders() == ["sb3-sac"]
+    assert [r["eval_mean"] for r in kept.of("sb3-sac") if not r.get("summary")] == [15.0, 4870.0]
+
+
+def test_earlier_results_keep_each_contender_in_its_newest_sitting_and_leave_out_the_rerun(tmp_path):
+    out = tmp_path / "minatar-Breakout-seed1.jsonl"
+    write_results(out, [(head("2026-11-24"), 900.0, {"distrl-apex": [row(15.0, 100, None)], "sb3-dqn": [row(15.0, 90, 1.0)]}),
+                        (head("2026-11-25"), 900.0, {"distrl-apex": [row(15.0, 200, 2.0)], "paper-dqn": [row(15.0, 80, 3.0)]})])
+    first, second = runs.earlier_results(out, 900.0, rerun=["paper-dqn"])
+    # distrl-apex's older rows go with the 24th (its newest is the 25th's); paper-dqn runs again: left out
+    assert (first.header["date"], first.contenders()) == ("2026-11-24T10:00:00Z", ["sb3-dqn"])
+    assert (second.header["date"], second.contenders()) == ("2026-11-25T10:00:00Z", ["distrl-apex"])
+    assert second.of("distrl-apex")[0]["frames"] == 200
+    assert runs.earlier_results(tmp_path / "none.jsonl", 900.0) == []
+
+
+def test_a_peer_comparison_appends_one_sitting_per_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(common, "RESULTS", tmp_path)
+    monkeypatch.setattr(sys, "argv", ["bench/peers/cartpole_solve.py", "--seeds", "1", "2", "--no-speed-index"])
+    rows = [{"contender": "sb3-dqn", "seed": s, "status": "ok", "frames_to_solve": 1000 * s} for s in (1, 2)]
+    common.write_results("cartpole", rows, {"seeds": [1, 2]}, speed=False)
+    common.write_results("cartpole", rows[:1], {"seeds": [1]}, speed=False)
+    first, second = results.read(tmp_path / "peers-cartpole.jsonl")
+    command = first.header["command"]  # python -m <the module> where run as one, as here the test runner
+    assert command.startswith("python ") and command.endswith(" --seeds 1 2 --no-speed-index")
+    assert first.header["seed"] == [1, 2] and second.header["seed"] == 1
+    assert first.header["speed_index"] is None and first.header["speed_index_note"] == "not measured: --no-speed-index"
+    assert [r["frames_to_solve"] for r in first.rows] == [1000, 2000] and first.rows[0]["comparison"] == "cartpole"
+    assert "date" not in first.rows[0] and "machine" not in first.rows[0]  # the header's
+    assert first.rows[0]["run_id"] != second.rows[0]["run_id"]
+
+
+def test_a_bench_names_its_command_as_a_reader_types_it(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["/x/bench/minatar.py", "--game", "Breakout", "--contenders", "a,b"])
+    assert runs.command_line("bench.minatar") == "python -m bench.minatar --game Breakout --contenders a,b"
 
 
 def test_the_best_evaluation_is_never_below_the_final_one():

@@ -13,7 +13,7 @@ export PYTHONPATH=/tmp/site:$PWD/src:$PWD PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader; nproc; free -g | head -2
 python3 -c "import torch, ray, gymnasium, ale_py, lz4; print(torch.__version__, ray.__version__, gymnasium.__version__, ale_py.__version__, lz4.__version__)" || exit 1
 timeout 60 python3 -m pytest -q -p no:cacheprovider -o addopts="" tests/test_staging.py 2>&1 | tail -3
-[ "${LEARNER_PATH:-1}" = 1 ] && timeout 120 python3 -m bench.learner_path --seconds 8 --transitions 4000 --shards 4 --codecs zlib,lz4,shared-lz4,shared-raw --out $OUT/learner-path-gpu.json 2>&1 | grep -v -E "A.L.E|Stella"
+[ "${LEARNER_PATH:-1}" = 1 ] && timeout 120 python3 -m bench.learner_path --seconds 8 --transitions 4000 --shards 4 --codecs zlib,lz4,shared-lz4,shared-raw --out $OUT/learner-path-gpu.jsonl 2>&1 | grep -v -E "A.L.E|Stella"
 ( sleep ${PROFILE_AT_S:-200}
   for role in LearnerWorker ReplayShard; do
     pid=$(ps -eo pid,args | grep -E "ray::${role}" | grep -v grep | head -1 | awk '{print $1}')

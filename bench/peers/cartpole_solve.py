@@ -311,6 +311,7 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=7200.0, help="seconds per run before it counts as failed")
     ap.add_argument("--smoke", action="store_true", help="plumbing check: seed 1, 5,000 frames (one evaluation)")
     ap.add_argument("--no-write", action="store_true", help="print only; append nothing to results/")
+    ap.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     ap.add_argument("--solved-mean", type=float, default=K.SOLVED_MEAN,
                     help="evaluation mean that counts as solved (475; lower only to check the stop path)")
     ap.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
@@ -344,7 +345,7 @@ def main() -> None:
     settings = {"env": ENV_ID, "seeds": args.seeds, "max_frames": args.max_frames, "cores": args.cores,
                 "smoke": args.smoke, "protocol": f"{K.EVAL_EPISODES} greedy episodes every {K.EVAL_EVERY_FRAMES} "
                 f"frames on CartPole-v1 reset with seed+{K.EVAL_SEED_OFFSET}; solved at mean >= {args.solved_mean}"}
-    K.finish("cartpole", rows, settings, not args.no_write, summarize(rows))
+    K.finish("cartpole", rows, settings, not args.no_write, summarize(rows), speed=not args.no_speed_index)
 
 
 if __name__ == "__main__":

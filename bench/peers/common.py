@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from bench.machine import machine_info
+from bench import results
+from bench.machine import machine_info  # noqa: F401 (bench/peers/minatar_peers.py reads it from here)
 from bench.runs import RESULTS, ROOT  # RESULTS: bench/results, or BENCH_RESULTS=DIR (e.g. for trial runs)
 
 # Comparison 1's protocol, the same for every library.
@@ -145,10 +146,10 @@ class PeriodicEval:
 # ------------------------------------------------------------------ results
 
 def command_line() -> str:
-    """The command as a reader would type it from the repository root (`python -m bench.peers.<script>`)."""
+    """The command as a reader would type it from the repository root (`python -m bench.peers.<script> ...`)."""
     spec = getattr(sys.modules["__main__"], "__spec__", None)
     script = ["-m", spec.name] if spec is not None else [sys.argv[0]]
-    return " ".join(["bench/peers/.venv/bin/python", *script, *map(shlex.quote, sys.argv[1:])])
+    return shlex.join(["python", *script, *sys.argv[1:]])
 
 
 def results_path(comparison: str, folder: Path = RESULTS) -> Path:
@@ -161,18 +162,25 @@ def child_log(comparison: str, contender: str) -> Path:
     return RESULTS / "logs" / f"peers-{comparison}-{contender}.log"
 
 
-def write_results(comparison: str, rows: list[dict], settings: dict) -> Path:
-    """Append one JSON line per row to results_path(comparison), each with this run's id, settings,
-    command, date and machine (report.py reads the latest run of each file)."""
+def sitting_seed(rows: list[dict], settings: dict) -> int | list[int] | None:
+    """The header's seed: the rows' one seed, or their seeds in order, or the settings' seed, or None."""
+    seeds = sorted({r["seed"] for r in rows if r.get("seed") is not None})
+    if not seeds and settings.get("seed") is not None:
+        seeds = [settings["seed"]]
+    return seeds[0] if len(seeds) == 1 else (seeds or None)
+
+
+def write_results(comparison: str, rows: list[dict], settings: dict, speed: bool = True) -> Path:
+    """Append one sitting to results_path(comparison) (bench/results.py's schema): a header with the command,
+    the date, the machine and the speed index (`speed`), then one row per contender, each with this run's
+    id and settings (report.py reads the latest run of each file)."""
     RESULTS.mkdir(parents=True, exist_ok=True)
-    path = results_path(comparison)
+    path = results_path(comparison, RESULTS)
+    head = results.header(command_line(), seed=sitting_seed(rows, settings), speed=speed)
     now = datetime.datetime.now(datetime.timezone.utc)
-    common = {"comparison": comparison, "run_id": now.strftime("%Y%m%dT%H%M%S%fZ"),
-              "date": now.isoformat(timespec="seconds"), "command": command_line(),
-              "settings": settings, "machine": machine_info()}
+    common = {"comparison": comparison, "run_id": now.strftime("%Y%m%dT%H%M%S%fZ"), "settings": settings}
     with open(path, "a") as f:
-        for row in rows:
-            f.write(json.dumps({**common, **row}, default=str) + "\n")
+        results.write_sitting(f, head, [json.loads(json.dumps({**common, **row}, default=str)) for row in rows])
     return path
 
 
@@ -181,11 +189,11 @@ def figures(rows: list[dict], *keys: str) -> dict:
     return {r["contender"]: {k: r.get(k) for k in keys} for r in rows}
 
 
-def finish(comparison: str, rows: list[dict], settings: dict, write: bool, summary: dict) -> None:
-    """A comparison's last step: append its rows to its results file (unless --no-write), print `summary`
-    as JSON."""
+def finish(comparison: str, rows: list[dict], settings: dict, write: bool, summary: dict, speed: bool = True) -> None:
+    """A comparison's last step: append its sitting to its results file (unless --no-write; `speed`: measure
+    the speed index first, about 10 s), print `summary` as JSON."""
     if write:
-        print(f"\nwrote {write_results(comparison, rows, settings)}")
+        print(f"\nwrote {write_results(comparison, rows, settings, speed)}")
     print(json.dumps(summary, default=str))
 
 

@@ -30,9 +30,12 @@ Every contender reports the mean return of its last 10 training episodes (SB3's 
 episodes are 1,000 steps) and of its latest greedy evaluation (distrl.envs.evaluate, 5 episodes, seed
 S + 1000 for the peers), against wall time and frames (one frame per env step).
 
-Writes bench/results/continuous-<env>-seed<S>.jsonl (one row per contender per log interval, then one
-summary row per contender) and bench/figures/continuous-<env>-seed<S>.png (greedy return against wall
-time and frames, drawn with distrl.plotting). Prints figures; asserts nothing about them."""
+Writes bench/results/continuous-<env>-seed<S>.jsonl in bench/results.py's schema: the sittings the file
+held, each with the rows of the contenders not run this time (their summaries measured again against this
+call's better peer), then this call's sitting (its header: the command, the machine, the speed index
+measured first; `--no-speed-index` skips it for trial runs) with one row per contender per log interval,
+then one summary row per contender; and bench/figures/continuous-<env>-seed<S>.png (greedy return against
+wall time and frames, drawn with distrl.plotting). Prints figures; asserts nothing about them."""
 
 from __future__ import annotations
 
@@ -46,8 +49,9 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import results
 from bench.peers import common as K
-from bench.runs import RACE_FRAMES, RESULTS, ROOT, distrl_rows, earlier_results, run_for
+from bench.runs import RACE_FRAMES, RESULTS, ROOT, command_line, distrl_rows, earlier_results, run_for
 
 # distrl's contenders: Ape-X DPG with the preset each names
 DISTRL = {"distrl-apex-dpg": "apex-dpg-small", "distrl-apex-dpg-td3-learner": "apex-dpg-td3-learner",
@@ -228,6 +232,7 @@ def main() -> None:
     p.add_argument("--run-root", type=Path, default=ROOT / "runs" / "bench-continuous")
     p.add_argument("--collect", action="store_true",
                    help="run nothing: rebuild the results file and the figure from what --run-root holds")
+    p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     p.add_argument("--child", choices=PEERS, help=argparse.SUPPRESS)
     p.add_argument("--max-frames", type=int, default=0, help=argparse.SUPPRESS)  # a child's frame budget (0: none)
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -240,7 +245,11 @@ def main() -> None:
         p.error(f"unknown contender(s) {', '.join(unknown)}: choose from {', '.join(CONTENDERS)}")
 
     tag = f"continuous-{args.env.replace('/', '-')}-seed{args.seed}"
-    results: dict[str, list[dict]] = {}
+    head = results.header(command_line("bench.peers.continuous"), seed=args.seed,
+                          speed=not (args.no_speed_index or args.collect))
+    if args.collect:
+        head["speed_index_note"] = "not measured: --collect rebuilds the rows of runs made before"
+    ran: dict[str, list[dict]] = {}
     for name in names:
         run_dir, log = args.run_root / f"{tag}-{name}", args.run_root / f"{tag}-{name}.log"
         peer_out = args.run_root / f"{tag}-{name}.jsonl"
@@ -250,32 +259,33 @@ def main() -> None:
             print(f"=== {name}: {args.env}, seed {args.seed}, {args.budget_s:.0f} s", flush=True)
             rows = run_distrl(name, args.env, args.seed, args.budget_s, args.log_every_s, run_dir, log) \
                 if name in DISTRL else run_peer(name, args, peer_out, log)
-        results[name] = [r for r in rows if r["wall_s"] <= args.budget_s + 1]  # a slow stop does not count
+        ran[name] = [r for r in rows if r["wall_s"] <= args.budget_s + 1]  # a slow stop does not count
 
     out = RESULTS / f"{tag}.jsonl"
-    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    dates = {name: now for name in results}
-    kept, kept_summaries = earlier_results(out, args.budget_s)
-    for name, rows in kept.items():  # contenders not run this time keep their last results
-        if name not in results:
-            results[name], dates[name] = rows, kept_summaries.get(name, {}).get("date", "")
+    kept = earlier_results(out, args.budget_s, rerun=ran)  # contenders not run this time keep their sittings
+    curves = {name: [r for r in sitting.of(name) if not r.get("summary")] for sitting in kept
+              for name in sitting.contenders()}
+    curves.update(ran)
     out.parent.mkdir(parents=True, exist_ok=True)
-    common = {"env": args.env, "seed": args.seed, "budget_s": args.budget_s, "machine": K.machine_info(),
-              "hyperparameters": {**HYPERPARAMS, **{n: f"the preset {p} (distrl presets)"
-                                                    for n, p in DISTRL.items()}}}
-    summaries = summarize(results, args.budget_s)
+    common = {"env": args.env, "budget_s": args.budget_s,
+              "hyperparameters": {**HYPERPARAMS, **{n: f"the preset {p} (distrl presets)" for n, p in DISTRL.items()}}}
+    summaries = summarize(curves, args.budget_s)  # every contender's, against the better peer's final of them all
     with open(out, "w") as f:
-        for name, rows in results.items():
+        for sitting in kept:
+            results.write_sitting(f, sitting.header, [{**r, **summaries[r["contender"]]} if r.get("summary") else r
+                                                      for r in sitting.rows])
+        results.write_sitting(f, head)
+        for name, rows in ran.items():
             for row in rows:
-                f.write(json.dumps({"contender": name, **row}) + "\n")
-            f.write(json.dumps({**common, "date": dates[name], **summaries[name]}) + "\n")
+                results.write_row(f, {"contender": name, **row})
+            results.write_row(f, {**common, **summaries[name]})
             print(json.dumps(summaries[name]), flush=True)
 
     from distrl.plotting import plot_comparison
     curves = {name: [{"wall_s": np.array([r["wall_s"] for r in rows if r["eval_mean"] is not None], dtype=float),
                       "frames": np.array([r["frames"] for r in rows if r["eval_mean"] is not None], dtype=float),
                       "eval_mean": np.array([r["eval_mean"] for r in rows if r["eval_mean"] is not None], dtype=float)}]
-              for name, rows in results.items() if any(r["eval_mean"] is not None for r in rows)}
+              for name, rows in curves.items() if any(r["eval_mean"] is not None for r in rows)}
     figure = plot_comparison(curves, ROOT / "bench" / "figures" / f"{tag}.png", y="eval_mean",
                              ylabel=f"greedy return ({EVAL_EPISODES} episodes)",
                              title=f"{args.env}, seed {args.seed}, one contender at a time on {os.cpu_count()} cores")

@@ -173,6 +173,7 @@ def main() -> None:
     ap.add_argument("--cores", type=int, default=os.cpu_count(), help="CPUs every contender is pinned to")
     ap.add_argument("--quick", action="store_true", help="10,000 transitions from 1,000 distinct")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     ap.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -204,7 +205,7 @@ def main() -> None:
                 "target_bytes": TARGET_BYTES, "item": "obs and next_obs 4x84x84 uint8 (real Pong), action, reward, "
                 "discount/done"}
     K.finish("memory", rows, settings, not args.no_write,
-             K.figures(rows, "status", "rss_per_transition", "arrays_per_transition"))
+             K.figures(rows, "status", "rss_per_transition", "arrays_per_transition"), speed=not args.no_speed_index)
 
 
 if __name__ == "__main__":

@@ -325,6 +325,7 @@ def main() -> None:
     ap.add_argument("--distrl-batch", type=int, default=512, help="Ape-X's learner batch (paper: 512)")
     ap.add_argument("--smoke", action="store_true", help="plumbing check: ~20 s each, learning after 1,000 steps")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     ap.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -349,7 +350,7 @@ def main() -> None:
                 "learning_starts": args.learning_starts, "capacity": args.capacity, "distrl_batch": args.distrl_batch,
                 "frames": f"emulator frames, {FRAME_SKIP} per agent step", "smoke": args.smoke}
     K.finish("pong", rows, settings, not args.no_write,
-             K.figures(rows, "status", "env_frames_per_s", "learner_updates_per_s"))
+             K.figures(rows, "status", "env_frames_per_s", "learner_updates_per_s"), speed=not args.no_speed_index)
 
 
 if __name__ == "__main__":

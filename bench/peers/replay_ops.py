@@ -267,6 +267,7 @@ def main() -> None:
     ap.add_argument("--cores", type=int, default=os.cpu_count())
     ap.add_argument("--quick", action="store_true", help="100k items, 200 rounds, 5,000 Atari transitions")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     ap.add_argument("--child", choices=CONTENDERS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -289,7 +290,7 @@ def main() -> None:
                 "alpha": ALPHA, "beta": BETA, "inflight_adds": INFLIGHT, "quick": args.quick,
                 "items_kind": "CartPole-sized (48 B) for the index operations; Atari stacks for distrl-ray's inserts"}
     K.finish("replay", rows, settings, not args.no_write,
-             K.figures(rows, "status", "adds_per_s", "sample_update_rounds_per_s", "atari_inserts_per_s"))
+             K.figures(rows, "status", "adds_per_s", "sample_update_rounds_per_s", "atari_inserts_per_s"), speed=not args.no_speed_index)
 
 
 if __name__ == "__main__":

@@ -1,24 +1,33 @@
 """Markdown tables from bench/results/peers-*.jsonl, ready to paste into BENCHMARKS.md.
 
 Run from the repository root: bench/peers/.venv/bin/python -m bench.peers.report [--results DIR] [--all-runs]
+    [--out FILE]
 
 Takes the latest run of each comparison (one run = one invocation of its script, one run_id; for
-CartPole, the newest row of each contender and seed, so seeds may be run separately), prints the tables
-to stdout and writes them to bench/results/peers-report.md. Ratios are distrl / peer; targets are the
-issue's, reported and never asserted.
+CartPole, the newest row of each contender and seed, so seeds may be run separately) and prints the
+tables to stdout (`--out FILE` writes them there too; never into bench/results, which holds results
+only). Ratios are distrl / peer; targets are the issue's, reported and never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from bench.peers import common as K
 from bench.peers.cartpole_solve import summarize
+from bench.results import read
 
 ORDER = ("cartpole", "pong", "replay", "memory")
+
+
+def rows_of(path: Path) -> list[dict]:
+    """A results file's rows (bench/results.py), each with its sitting's command, date and machine unless it
+    carries its own (a sitting may hold several runs of one day)."""
+    return [{"command": s.header["command"], "date": s.header["date"],
+             "machine": {**s.header["machine"], "commit": s.header["commit"]}, **r}
+            for s in read(path) for r in s.rows]
 
 
 def load(results: Path, all_runs: bool) -> dict[str, list[dict]]:
@@ -27,7 +36,7 @@ def load(results: Path, all_runs: bool) -> dict[str, list[dict]]:
         path = K.results_path(name, results)
         if not path.exists():
             continue
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        rows = rows_of(path)
         if rows and not all_runs:
             if name == "cartpole":
                 rows = _newest_per_seed(rows)
@@ -201,6 +210,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--results", type=Path, default=K.RESULTS)
     ap.add_argument("--all-runs", action="store_true", help="every run in the files, not only the latest")
+    ap.add_argument("--out", type=Path, help="also write the Markdown to this file (not in bench/results)")
     args = ap.parse_args()
     runs = load(args.results, args.all_runs)
     if not runs:
@@ -214,9 +224,9 @@ def main() -> None:
             lines += {"cartpole": cartpole, "pong": pong, "replay": replay, "memory": memory}[name](runs[name])
     text = "\n".join(lines)
     print(text)
-    out = args.results / "peers-report.md"
-    out.write_text(text + "\n")
-    print(f"\n(written to {out})", file=sys.stderr)
+    if args.out:
+        args.out.write_text(text + "\n")
+        print(f"\n(written to {args.out})", file=sys.stderr)
 
 
 if __name__ == "__main__":

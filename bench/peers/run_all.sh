@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every peer comparison with its default (full) settings, then the Markdown report.
-# Appends to bench/results/peers-*.jsonl and writes bench/results/peers-report.md (or both under BENCH_RESULTS=DIR).
+# Appends a sitting to each bench/results/peers-*.jsonl (or under BENCH_RESULTS=DIR) and prints the report
+# (REPORT=FILE writes it there too).
 #
 # Takes hours on a 2-core machine: CartPole 4 contenders x 3 seeds (each up to 200k frames),
 # Pong 3 x 10 min, replay ops at 1M items, memory at 100k Atari transitions (SB3's unoptimized
@@ -28,4 +29,4 @@ for name in ${PEERS:-cartpole pong replay memory}; do
   "$PY" -m "bench.peers.$module" --cores "$CORES"
 done
 
-"$PY" -m bench.peers.report
+"$PY" -m bench.peers.report ${REPORT:+--out "$REPORT"}

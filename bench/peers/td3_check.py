@@ -11,7 +11,8 @@ every 5,000 frames, 5 episodes: SB3 through continuous.py's child (seed S + 1000
 own evaluator every 5,000 learner updates (one update per env step after the 10,000 random frames), at
 the frames its metrics give for that update.
 
-Writes bench/results/td3-check-<env>.jsonl (one row per contender, seed and evaluation) and
+Writes bench/results/td3-check-<env>.jsonl in bench/results.py's schema (one sitting: one row per contender,
+seed and evaluation; `--no-speed-index` skips the speed index) and
 bench/figures/td3-check-<env>.png (mean and min-max band over seeds against frames), and prints each
 contender's evaluations at every 25,000 frames: per seed, the mean, and the difference of the means
 over its standard error (|z| < 2: within seed noise; given from 3 seeds each). Asserts nothing."""
@@ -28,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.peers import common as K
+from bench import results as R
 from bench.peers.continuous import EVAL_EPISODES, HYPERPARAMS, peer_rows
-from bench.runs import RESULTS, ROOT, evaluations, run_for
+from bench.runs import RESULTS, ROOT, command_line, evaluations, run_for
 
 CONTENDERS = ("distrl-td3-values", "sb3-td3")
 EVAL_EVERY = 5000
@@ -105,12 +106,20 @@ def main() -> None:
     p.add_argument("--contenders", default=",".join(CONTENDERS))
     p.add_argument("--run-root", type=Path, default=ROOT / "runs" / "bench-td3-check")
     p.add_argument("--collect", action="store_true", help="run nothing: rebuild the results and the figure")
+    p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     args = p.parse_args()
     seeds = [int(s) for s in args.seeds.split(",") if s]
     names = [n for n in args.contenders.split(",") if n]
     if unknown := [n for n in names if n not in CONTENDERS]:
         p.error(f"unknown contender(s) {', '.join(unknown)}: choose from {', '.join(CONTENDERS)}")
     tag = f"td3-check-{args.env.replace('/', '-')}"
+    head = R.header(command_line("bench.peers.td3_check"), seed=seeds, speed=not (args.no_speed_index or args.collect),
+                    env=args.env, frames=args.frames,
+                    hyperparameters={"sb3-td3": HYPERPARAMS["sb3-td3"],
+                                     "distrl-td3-values": "distrl presets: apex-dpg-td3, --runtime inline"},
+                    eval_episodes=EVAL_EPISODES, eval_every_frames=EVAL_EVERY)
+    if args.collect:
+        head["speed_index_note"] = "not measured: --collect rebuilds the rows of runs made before"
     paths = {(n, s): (args.run_root / f"{tag}-{n}-seed{s}", args.run_root / f"{tag}-{n}-seed{s}.jsonl",
                       args.run_root / f"{tag}-{n}-seed{s}.log") for n in names for s in seeds}
 
@@ -132,15 +141,8 @@ def main() -> None:
     out = RESULTS / f"{tag}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w") as f:
-        f.write(json.dumps({"env": args.env, "seeds": seeds, "frames": args.frames, "machine": K.machine_info(),
-                            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                            "hyperparameters": {"sb3-td3": HYPERPARAMS["sb3-td3"],
-                                                "distrl-td3-values": "distrl presets: apex-dpg-td3, --runtime inline"},
-                            "eval_episodes": EVAL_EPISODES, "eval_every_frames": EVAL_EVERY}) + "\n")
-        for n, runs in results.items():
-            for s, evals in runs.items():
-                for e in evals:
-                    f.write(json.dumps({"contender": n, "seed": s, **e}) + "\n")
+        R.write_sitting(f, head, [{"contender": n, "seed": s, **e} for n, runs in results.items()
+                                  for s, evals in runs.items() for e in evals])
     for line in table(results, args.frames):
         print(line)
 

@@ -1,4 +1,4 @@
-"""distrl from Python: `train`, `resume`, `load_policy`, `evaluate` and `export`. The `distrl` command calls these, so the two
+"""distrl from Python: `train`, `resume`, `load_policy`, `evaluate`, `export` and `sweep`. The `distrl` command calls these, so the two
 cannot drift; errors are `distrl.ConfigError` (and the other `distrl.DistrlError`s), which the command
 prints as one line."""
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from distrl import __version__
 from distrl import config as C
+from distrl.config.fit import fitted
 from distrl.errors import ConfigError
 from distrl.factory import Factory, check_picklable
 from distrl.storage import is_uri, local_run, store_for
@@ -26,38 +27,46 @@ def train(architecture: str, env: EnvSpec, *, max_frames: int | None = None, see
           run_dir: str | Path | None = None, overwrite: bool = False, overrides: dict[str, Any] | None = None,
           network: NetworkFactory | None = None, address: str | None = None, progress: bool | None = False,
           chaos: float | None = None, **unknown: Any) -> dict[str, Any]:
-    """Train `architecture` on `env` to max_frames and return the run's summary (summary.json).
+    """Train `architecture` on `env` and return the run's summary (summary.json). `distrl train` calls it.
 
-    architecture: "apex", "apex-dpg", "gorila", "a3c", "ba3c" or "dqn".
-    env: a Gymnasium id ("CartPole-v1", "ALE/Pong-v5", "MinAtar/Breakout-v1", or "my_pkg.envs:Maze-v0" for an
-        env your package registers), or a function that returns a new Gymnasium env each call (a module-level
-        function or a functools.partial of one: on Ray it is pickled to the workers).
-    max_frames: environment frames to train for (default: the preset's).
-    seed: the run's seed (default 0); inline runs are deterministic for a seed.
-    runtime: "inline" (every component in this process, the default) or "ray" (a local Ray, or the cluster
-        at `address`).
-    actors: actors (Ape-X), bundles (Gorila) or workers (A3C, BA3C) (default: the preset's).
-    preset: named hyperparameters, see `distrl presets` (default: chosen from the env).
-    run_dir: where config.json, metrics.csv, checkpoints/ and summary.json go (default
-        runs/<architecture>-<env>-seed<seed>). A directory holding another run is refused unless `overwrite`.
-    overwrite: replace an earlier distrl run in run_dir (its files only; nobody else's).
-    overrides: any config key, dotted as for `--set`: {"learner.lr": 1e-3, "replay.capacity": 50_000}.
-    network: a function (observation_space, action_space) -> torch.nn.Module for the Q-network (apex, gorila,
-        a3c's Q methods) or the policy/value network (a3c, ba3c), or -> (actor, critic) for apex-dpg, instead
-        of distrl's own. A Q-network's forward takes a batch of observations as the env gives them (uint8
-        frames unscaled) and returns Q-values of shape (batch, actions); a policy/value network returns
-        (logits of shape (batch, actions), values of shape (batch,) or (batch, 1)); a DPG actor returns
-        actions of shape (batch, action size) inside the action bounds, its critic(observations, actions)
-        values of shape (batch,) or (batch, 1). Checked once at start-up on two sampled observations.
-    address: ray only: join the cluster at this address (default: start a local Ray).
-    progress: a live progress display (None: when the output is a terminal).
-    chaos: ray only: kill a random actor every that many seconds, and the replay and the learner (or a
-        parameter shard) once each, to test recovery (chaos.json says what came back).
+    Args:
+        architecture: "dqn", "gorila", "a3c", "ba3c", "apex", "apex-dpg" or "r2d2", or "module:name" for one
+            that module registers.
+        env: a Gymnasium id ("CartPole-v1", "ALE/Pong-v5", "MinAtar/Breakout-v1", or "my_pkg.envs:Maze-v0"
+            for an env your package registers), or a function that returns a new Gymnasium env each call (a
+            module-level function or a functools.partial of one: on Ray it is pickled to the workers).
+        max_frames: environment frames to train for (default: the preset's). A wall-clock budget is the
+            `max_seconds` override (`--max-time` on the command line).
+        seed: the run's seed; inline runs are deterministic for a seed.
+        runtime: "inline" (every component in this process) or "ray" (a local Ray, or the cluster at
+            `address`).
+        actors: actors (Ape-X, R2D2, DQN), bundles (Gorila) or workers (A3C, BA3C) (default: the preset's).
+        preset: named hyperparameters, see `distrl presets` (default: chosen from the env).
+        run_dir: where config.json, metrics.csv, checkpoints/ and summary.json go (default
+            `runs/ARCHITECTURE-ENV-seedSEED`), a local path or a URI (s3://, gs://). A directory holding
+            another run is refused unless `overwrite`.
+        overwrite: replace an earlier distrl run in run_dir (its files only; nobody else's).
+        overrides: any config key, dotted as for `--set`: {"learner.lr": 1e-3, "max_seconds": 1200}.
+        network: a function (observation_space, action_space) -> torch.nn.Module for the Q-network (apex,
+            gorila, dqn, a3c's Q methods) or the policy/value network (a3c, ba3c), or -> (actor, critic) for
+            apex-dpg, instead of distrl's own. A Q-network's forward takes a batch of observations as the env
+            gives them (uint8 frames unscaled) and returns Q-values of shape (batch, actions); a policy/value
+            network returns (logits of shape (batch, actions), values of shape (batch,) or (batch, 1)); a DPG
+            actor returns actions of shape (batch, action size) inside the action bounds, its
+            critic(observations, actions) values of shape (batch,) or (batch, 1). Checked once at start-up
+            on two sampled observations.
+        address: ray only: join the cluster at this address (default: start a local Ray).
+        progress: a live progress display (None: when the output is a terminal).
+        chaos: ray only: kill a random actor every that many seconds, and the replay and the learner (or a
+            parameter shard) once each, to test recovery (chaos.json says what came back).
 
-    The summary's keys: architecture, env, preset, runtime, seed, actors, frames, updates, wall_s,
-    final_return_mean (mean of the last 100 training episodes), train_episodes, eval_return_mean,
-    eval_episodes, eval_epsilon, eval_returns (the final greedy evaluation), human_normalized (Atari),
-    rates (frames/s, updates/s), faults (restarts counted), periodic_evaluations, resumed_from, run_dir.
+    Returns:
+        The summary: architecture, env, preset, runtime, seed, actors, frames, updates, wall_s, stopped_by
+        (max_frames, max_seconds or stop_return), final_return_mean (the mean of the last 100 training
+        episodes), train_episodes, eval_return_mean, eval_episodes, eval_epsilon, eval_returns (the final
+        greedy evaluation), human_normalized (Atari), rates (frames/s, updates/s), faults (restarts
+        counted), restores (the state handed to each restarted role), periodic_evaluations, resumed_from,
+        run_dir.
     """
     _refuse_unknown("train", unknown)
     named = {"runtime": runtime, "address": address, "actors": actors, "max_frames": max_frames, "seed": seed,
@@ -65,9 +74,12 @@ def train(architecture: str, env: EnvSpec, *, max_frames: int | None = None, see
     values = {**{k: v for k, v in named.items() if v is not None}, **(overrides or {})}
     if network is not None:
         values["net.factory"] = Factory(network)
-    cfg = C.build_config(architecture, _env(env), preset, values)
+    fit = fitted(preset or "", runtime, address or "", values)  # apex-atari-fast: sized from this machine
+    cfg = C.build_config(architecture, _env(env), preset, {**(fit[0] if fit else {}), **values})
     _check_factories(cfg)
     preset_line = C.describe_preset(cfg, named=bool(preset), actors=cfg.actors if "actors" in values else None)
+    if fit:
+        preset_line += f"\n{fit[1]}"
     from distrl.training import train as run
     return run(cfg, overwrite=overwrite, live=progress, chaos=chaos, announce=preset_line)
 

@@ -1,0 +1,24 @@
+"""The documentation site builds with warnings as errors (mkdocs.yml: strict), and holds what a reader
+looks for: a page per architecture, the cluster guide, the results index and the API reference made
+from the docstrings."""
+
+import subprocess
+import sys
+
+from bench.runs import ROOT
+
+ARCHITECTURES = ("dqn", "gorila", "a3c", "ba3c", "apex", "apex-dpg", "r2d2")
+
+
+def test_the_site_builds_strict_with_every_page(tmp_path):
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-4000:]
+    for arch in ARCHITECTURES:
+        page = (site / "architectures" / arch / "index.html").read_text()
+        assert "<table>" in page, f"{arch}: no rendered table"
+    assert "A cluster of machines" in (site / "cluster" / "index.html").read_text()
+    assert "<table>" in (site / "results" / "index.html").read_text()
+    api = (site / "api" / "index.html").read_text()
+    assert "distrl.api.train" in api and "distrl.api.load_policy" in api  # made from the docstrings

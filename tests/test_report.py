@@ -1,0 +1,100 @@
+"""bench/report.py: the docs' result tables are what the result files give, and no result number in the
+docs is typed by hand (docs/notes/, the lab notebook, aside)."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from bench import report, results
+from bench.runs import ROOT
+
+
+def test_every_rendered_block_in_the_docs_matches_the_result_files():
+    blocks = [m.group("spec") for page in report.pages() for m in report.BLOCK.finditer(page.read_text())]
+    assert "index" in blocks and any(b.startswith("race ") for b in blocks) and any(b.startswith("presets ") for b in blocks)
+    assert report.stale_blocks() == [], "run `python -m bench.report` and commit what it rewrote"
+
+
+def test_every_figure_a_block_shows_is_drawn():
+    for page in report.pages():
+        for m in report.BLOCK.finditer(page.read_text()):
+            for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", m.group("body")):
+                assert (page.parent / link).resolve().is_file(), f"{page.name}: {link} is missing (python -m bench.report)"
+
+
+def sitting(day: str, speed: float | None, rows: list[dict], seed: int = 1) -> str:
+    head = {"schema": results.SCHEMA, "date": f"{day}T10:00:00Z", "commit": None, "command": "python -m bench.x",
+            "preset": None, "seed": seed, "machine": {}, "speed_index": {"index": speed} if speed else None,
+            **({} if speed else {"speed_index_note": results.NOT_MEASURED})}
+    return "\n".join(json.dumps(r) for r in [head, *rows]) + "\n"
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.setattr(report, "RESULTS", tmp_path)
+    return tmp_path
+
+
+def test_the_index_row_is_the_mean_and_spread_over_the_seeds_files(files):
+    for seed, score, frames in ((1, 100.0, 1000), (2, 200.0, 3000)):
+        (files / f"continuous-Toy-v0-seed{seed}.jsonl").write_text(sitting("2026-11-28", 0.95, [
+            {"contender": "distrl-x", "wall_s": 60.0, "eval_mean": score / 2},
+            {"contender": "distrl-x", "summary": True, "final_eval": score, "budget_s": 1200.0,
+             "frames_at_budget": frames}], seed))
+    headline = report.Headline("apex-dpg", "Toy-v0", ("continuous-Toy-v0-seed1.jsonl", "continuous-Toy-v0-seed2.jsonl"),
+                               "distrl-x", "distrl train apex-dpg --env Toy-v0 --seed SEED", score="final_eval")
+    table = report.index_of((headline,))
+    row = table.splitlines()[2]
+    # mean 150, sample standard deviation sqrt(((100-150)^2 + (200-150)^2) / 1) = 70.7; frames mean 2,000
+    assert "| 150.0 ± 70.7 | 1, 2 | 20.0 min | 2,000 | 2026-11-28, speed 0.95 |" in row
+
+
+def test_a_race_of_two_sittings_says_so_and_stamps_each_row(files):
+    (files / "minatar-Toy-seed1.jsonl").write_text(
+        sitting("2026-11-24", None, [{"contender": "a", "summary": True, "last_eval_mean": 30.7,
+                                       "time_to_paper_dqn_5m": {"wall_s": 246.0}}])
+        + sitting("2026-11-28", 1.2, [{"contender": "b", "summary": True, "last_eval_mean": 5.4,
+                                        "time_to_paper_dqn_5m": None}]))
+    text = report.race("minatar-Toy-seed1.jsonl", page=ROOT / "docs" / "architectures" / "apex.md")
+    lines = text.splitlines()
+    assert lines[2].startswith("| a | 30.7 |") and "4.1 min" in lines[2] and "2026-11-24, speed not measured" in lines[2]
+    assert lines[3].startswith("| b | 5.4 |") and "never" in lines[3] and "2026-11-28, speed 1.20" in lines[3]
+    assert "These rows come from 2 sittings" in text
+    assert "(../figures/minatar-Toy-seed1.png)" in text
+
+
+# ---- no result number typed by hand ---------------------------------------------------------------
+# A result claim in prose: a number beside a word that reports an outcome, or a speed-up ratio. Config
+# values (lr 1e-4, --actors 2, 15-minute budgets) do not match. Lines inside report blocks are rendered.
+CLAIM = re.compile(r"(?i)\b(?:returns?|scores?|scored|eval(?:uation)?s?|greedy|reach(?:es|ed)?|pass(?:es|ed)?|"
+                   r"solves?|solved|best|mean)\b[^.|\n]{0,25}?(?<![\w.=-])-?\d[\d,]*(?:\.\d+)?\b(?! ?(?:actors|seeds?|"
+                   r"workers|frames|episodes|steps|updates|transitions|games|bundles|shards|threads|cores|%))"
+                   r"|\b\d+(?:\.\d+)?x\b(?! ?\d)|\d[\d,.]* ?(?:frames|updates|steps)/s\b")
+HANDWRITTEN_OK = re.compile(r"(?i)paper|peers? (?:publish|report)|gymnax|\bat \d[\d,.]*M? (?:frames|steps)")
+
+
+def prose_lines(page: Path):
+    inside_block = inside_fence = False
+    for number, line in enumerate(page.read_text().splitlines(), 1):
+        if line.startswith("<!-- report:"):
+            inside_block = True
+        elif line.startswith("<!-- /report"):
+            inside_block = False
+        elif line.lstrip().startswith("```"):
+            inside_fence = not inside_fence
+        elif not inside_block:
+            yield number, line, inside_fence
+
+
+def test_no_result_number_in_the_docs_is_typed_by_hand():
+    found = []
+    for page in report.pages():
+        if "notes" in page.relative_to(ROOT).parts:
+            continue
+        for number, line, in_code in prose_lines(page):
+            text = line.split("#", 1)[1] if in_code and "#" in line else "" if in_code else line
+            if (m := CLAIM.search(text)) and not HANDWRITTEN_OK.search(text):
+                found.append(f"{page.relative_to(ROOT)}:{number}: {m.group(0)!r} in {line.strip()[:100]!r}")
+    assert not found, "result numbers typed by hand (put them in a report block):\n" + "\n".join(found)
