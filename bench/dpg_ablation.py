@@ -61,7 +61,7 @@ TD3_LEARNER_VARIANTS: dict[str, dict] = {
     "tanh-400-300": {"net.activation": "tanh", "net.actor_hidden": (400, 300), "net.critic_hidden": (400, 300),
                      "net.critic_action_layer": 1},
     "single-critic": SINGLE_CRITIC,
-    # apex-dpg-one-critic with SAC's learning rate: Hopper-v5's evaluations swing (BENCHMARKS.md, seed 2)
+    # apex-dpg-one-critic with SAC's learning rate: Hopper-v5's evaluations swing (docs/notes/benchmarks.md, seed 2)
     "single-critic-lr-3e-4": {**SINGLE_CRITIC, "learner.lr": 3e-4},
     "hard-targets": {"learner.tau": 0.0, "learner.target_update": 100},
     # apex-dpg-one-critic with clipped double Q back (no smoothing, no delay): against Hopper-v5's swings
@@ -72,7 +72,7 @@ TD3_LEARNER_VARIANTS: dict[str, dict] = {
     # with bf16 units, bench/dpg_learner_step.py): does it learn per update as float32 does?
     "twin-critics-bf16": TWIN_CRITICS_BF16,
     # apex-dpg-twin-critics-bf16 with a slower or a delayed actor: against Hopper-v5's swinging evaluations
-    # (762-3,277 over each seed's last six minutes, BENCHMARKS.md)
+    # (762-3,277 over each seed's last six minutes, docs/notes/benchmarks.md)
     "bf16-actor-lr-3e-4": {**TWIN_CRITICS_BF16, "learner.actor_lr": 3e-4},
     "bf16-policy-delay-2": {**TWIN_CRITICS_BF16, "learner.policy_delay": 2},
 }

@@ -1,6 +1,6 @@
 """R2D2's acceptance runs (issue 36): the `r2d2-cartpole` preset learns CartPole-v1 with its velocities hidden,
 where only memory tells the cart's and the pole's motion. bench/r2d2_memory.py sets Ape-X's feed-forward
-network beside it on the same observation and frames (BENCHMARKS.md)."""
+network beside it on the same observation and frames (docs/notes/benchmarks.md)."""
 
 import csv
 import json

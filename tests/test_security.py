@@ -1,6 +1,6 @@
 """Security defaults of a local Ray that distrl starts: no dashboard, and a per-run token that every
 port Ray opens demands (Ray 2.60 binds its gRPC servers to every interface whatever node address it
-is given, so loopback-only is not on offer; RELIABILITY.md shows the `ss -ltn` listing)."""
+is given, so loopback-only is not on offer; docs/reliability.md shows the `ss -ltn` listing)."""
 
 import os
 import subprocess

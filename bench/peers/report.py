@@ -1,4 +1,4 @@
-"""Markdown tables from bench/results/peers-*.jsonl, ready to paste into BENCHMARKS.md.
+"""Markdown tables from bench/results/peers-*.jsonl, ready to paste into docs/notes/benchmarks.md.
 
 Run from the repository root: bench/peers/.venv/bin/python -m bench.peers.report [--results DIR] [--all-runs]
     [--out FILE]

@@ -39,7 +39,7 @@ def _duration(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="distrl", description="Distributed deep RL: Ape-X, Gorila, A3C, BA3C.")
+    parser = _Parser(prog="distrl", description="Distributed deep RL: DQN, Gorila, A3C, BA3C, Ape-X, Ape-X DPG, R2D2.")
     parser.add_argument("--version", action="version", version=f"distrl {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     train = sub.add_parser("train", help="train an agent")

@@ -4,7 +4,7 @@ actor every few seconds, the replay once and the learner (or a parameter shard) 
 Each must finish, count its frames and restarts, restart the learner/shard with exactly the state of
 the newest checkpoint present when it died, and still pass its undisturbed threshold less a stated
 margin. The margin is for the work the kills cost (at most `checkpoint_every` updates redone, an
-emptied replay refilled) and for Ray's run-to-run variance; RELIABILITY.md gives the measured runs."""
+emptied replay refilled) and for Ray's run-to-run variance; docs/notes/benchmarks.md, "Chaos runs", gives the measured runs."""
 
 import csv
 import json
@@ -19,7 +19,7 @@ from distrl.envs.partial import CARTPOLE_NO_VELOCITY  # noqa: E402
 from distrl.training import train  # noqa: E402
 
 # architecture: env, overrides, undisturbed threshold (the acceptance tests'), margin, chaos period (s).
-# Margins cover what undisturbed seed-1 Ray runs of the same config gave (RELIABILITY.md): Ape-X
+# Margins cover what undisturbed seed-1 Ray runs of the same config gave (docs/notes/benchmarks.md, "Chaos runs"): Ape-X
 # 500/500/497 and once 241 (DQN's late dip). Periods give each run 6-12 actor kills; Gorila's is
 # longer because a bundle kill also empties that bundle's replay, and its case runs 160k frames with
 # the shards' lr annealed: at the preset's 80k and constant lr, 3 of 4 chaos runs ended at 119-159.
@@ -47,7 +47,7 @@ ACTOR_RESTARTS = {"apex": "actor_restarts", "apex-dpg": "actor_restarts", "goril
 
 
 # The three longest cases (7-12 min each on 2 cores) run in `make test-all` and `make test-chaos`,
-# not in CI's `make test`: with them the suite took 64 min of CI's 90 (RELIABILITY.md).
+# not in CI's `make test`: with them the suite took 64 min of CI's 90 (docs/notes/benchmarks.md, "Chaos runs").
 LONG = {"gorila", "a3c", "apex-dpg"}
 
 

@@ -107,7 +107,7 @@ def default_torch_threads(obs_shape: tuple[int, ...]) -> int:
     """torch threads where `torch_threads` is 0: one per core (torch's default, 0 here) for Atari's CNN, one
     for small nets (MLPs, the MinAtar CNN), where more only add synchronisation: 20x slower seen here with
     MLPs, and one thread gave MinAtar learners on Ray 1.25-1.32x the updates/s of two on 2 cores beside the
-    actors (BENCHMARKS.md, "One torch thread for MinAtar learners on Ray")."""
+    actors (docs/notes/benchmarks.md, "One torch thread for MinAtar learners on Ray")."""
     return 0 if len(obs_shape) == 3 and tuple(obs_shape[1:]) != MINATAR_FRAME else 1
 
 

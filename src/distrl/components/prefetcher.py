@@ -12,7 +12,7 @@ class Prefetcher:
     """Calls `sample()` on `threads` threads of its own and keeps up to `depth` results ready (Ape-X: 16).
 
     Each thread keeps one `sample()` in flight: with remote replay shards one request leaves the shards
-    idle while its reply travels and is joined (the Pong profile in BENCHMARKS.md), so more than one
+    idle while its reply travels and is joined (the Pong profile in docs/notes/benchmarks.md), so more than one
     thread overlaps them; results then arrive in completion order. An exception raised by `sample()` is
     re-raised by `get()`, so a dead replay is not hidden."""
 

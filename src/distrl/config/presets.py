@@ -175,8 +175,8 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "apex-dpg-small": ("apex-dpg", "distrl: apex-dpg-pendulum's learning values (Adam 1e-3, batch 128, learning from "
                        "1,000 transitions, 64 samples per insert on Ray) for MuJoCo-class tasks with a few actors, "
                        "the default below 32 actors until apex-dpg-one-critic (it leads on Hopper-v5, trails far "
-                       "on HalfCheetah-v5: BENCHMARKS.md, issue 33); on HalfCheetah-v5 with 2 actors they gave greedy 1,259 at 100k "
-                       "frames (BENCHMARKS.md); 1M frames, evaluated every 2,500 updates", {
+                       "on HalfCheetah-v5: docs/notes/benchmarks.md, issue 33); on HalfCheetah-v5 with 2 actors they gave greedy 1,259 at 100k "
+                       "frames (docs/notes/benchmarks.md); 1M frames, evaluated every 2,500 updates", {
         "actors": 2, "max_frames": 1_000_000, "log_every_s": 10.0, "checkpoint_every": 5000,
         "eval_every": 2500, "eval_episodes": 5,
         "actor.pull_every": 50, "actor.flush_size": 25,
@@ -191,7 +191,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                              "256-256 networks with the action at the critic's input, Adam 1e-3 (torch's fused "
                              "kernel), batch 256; prioritized replay (0.6/0.4) with prioritized eviction, 32 samples "
                              "per insert, learning from 10,000 transitions after 5,000 random frames per actor. "
-                             "BENCHMARKS.md: on HalfCheetah-v5 1.36x SB3 TD3's greedy return at 20 minutes; on "
+                             "docs/notes/benchmarks.md: on HalfCheetah-v5 1.36x SB3 TD3's greedy return at 20 minutes; on "
                              "Hopper-v5 as slow as TD3 itself, where apex-dpg-small is far ahead. 1M frames, "
                              "evaluated every 2,500 updates", {
         **TD3_LEARNER_IN_APEX,
@@ -201,7 +201,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                             "apex-dpg-td3-learner with one critic, no target smoothing and no "
                             "policy delay (TD3's Polyak 0.005, n=1, sigma 0.1, ReLU 256-256, batch 256 kept), 2 actors "
                             "on Ray with prioritized replay at 32 samples per insert; evaluated every 1,000 updates. "
-                            "BENCHMARKS.md (issue 33): at 20 minutes on 2 cores above SB3's TD3 and SAC on "
+                            "docs/notes/benchmarks.md (issue 33): at 20 minutes on 2 cores above SB3's TD3 and SAC on "
                             "HalfCheetah-v5 (seeds 1-3) and Walker2d-v5 (seed 1); on Hopper-v5 above the seed-1 "
                             "peers, but below SAC in the one-session race of seed 2 (325, best 2,246, against "
                             "3,035); below both on Ant-v5 (nobody passed standing still)", {
@@ -214,7 +214,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                               "apex-dpg-one-critic with TD3's twin critics back (clipped "
                               "double Q; still no target smoothing and no policy delay), 2 actors on Ray with "
                               "prioritized replay at 32 samples per insert, evaluated every 1,000 updates. "
-                              "BENCHMARKS.md (issue 33), 20 minutes on 2 cores, seeds 1 / 2 / 3: HalfCheetah-v5 "
+                              "docs/notes/benchmarks.md (issue 33), 20 minutes on 2 cores, seeds 1 / 2 / 3: HalfCheetah-v5 "
                               "10,262 / 7,645 / 8,680 against TD3's 5,792 / 5,977 / 5,235; Hopper-v5 958 / 3,343 / "
                               "3,298 against SAC's 608 / 3,035 / 2,983 (apex-dpg-one-critic: 735 / 1,674 / 1,389); "
                               "Walker2d-v5 (seed 1) 1,481, best 3,875, against TD3's 310. The second critic costs "
@@ -223,7 +223,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "apex-dpg-twin-critics-bf16": ("apex-dpg", "distrl: the default below 32 actors on MuJoCo-class tasks. "
                                    "apex-dpg-twin-critics with learner.bf16: the hidden layers in bfloat16 where "
                                    "the learner's device has the units (AVX512-BF16 or AMX on a CPU), float32 "
-                                   "elsewhere, and so apex-dpg-twin-critics exactly. BENCHMARKS.md (issue 33), "
+                                   "elsewhere, and so apex-dpg-twin-critics exactly. docs/notes/benchmarks.md (issue 33), "
                                    "20 minutes on 2 cores with AVX512-BF16, seeds 1 / 2 / 3: Hopper-v5 2,211 / 3,262 / "
                                    "2,877 against SAC's 608 / 3,035 / 2,983, passing SAC's score at 0.39x / 0.30x / "
                                    "0.54x of SAC's time (float32: 958 / 3,343 / 3,298; 0.56x / 0.52x / 1.03x); "
@@ -290,7 +290,7 @@ PRESETS: dict[str, tuple[str, str, dict[str, Any]]] = {
                      "Adam 2.5e-4 with eps 1e-8 (apex-minatar's; with the paper's eps 1e-3 a 15-minute Breakout "
                      "run on Ray ended at a training return of 3.0, and inline at 190k frames eps 1e-8 had 3.6 "
                      "where 1e-3 had 0.6), batch 32 sequences, 16 sampled per sequence inserted; the torso and the "
-                     "LSTM in bfloat16 where the learner has the units (float32 elsewhere): BENCHMARKS.md (issue "
+                     "LSTM in bfloat16 where the learner has the units (float32 elsewhere): docs/notes/benchmarks.md (issue "
                      "36), seed 1, 2 actors on Ray: Breakout 23.3 at 15 minutes against float32's 16.4, passing the "
                      "MinAtar paper's DQN score of 10 at 401 s against 599 s; SpaceInvaders 55.3 at 11 minutes "
                      "(1.5M frames) against float32's 48.1 at 14, passing 43 at 218 s against 476 s", {
