@@ -40,27 +40,35 @@ def files(tmp_path, monkeypatch):
 def test_the_index_row_is_the_mean_and_spread_over_the_seeds_files(files):
     for seed, score, frames in ((1, 100.0, 1000), (2, 200.0, 3000)):
         (files / f"continuous-Toy-v0-seed{seed}.jsonl").write_text(sitting("2026-11-28", 0.95, [
-            {"contender": "distrl-x", "wall_s": 60.0, "eval_mean": score / 2},
-            {"contender": "distrl-x", "summary": True, "final_eval": score, "budget_s": 1200.0,
+            {"contender": "distrl-x", "wall_s": 60.0, "eval_mean": -500.0},  # before the last tenth: left out
+            {"contender": "distrl-x", "wall_s": 1100.0, "eval_mean": score - 10},
+            {"contender": "distrl-x", "wall_s": 1150.0, "eval_mean": None},
+            {"contender": "distrl-x", "wall_s": 1190.0, "eval_mean": score + 10},
+            {"contender": "distrl-x", "summary": True, "final_eval": 9999.0, "budget_s": 1200.0,
              "frames_at_budget": frames}], seed))
     headline = report.Headline("apex-dpg", "Toy-v0", ("continuous-Toy-v0-seed1.jsonl", "continuous-Toy-v0-seed2.jsonl"),
-                               "distrl-x", "distrl train apex-dpg --env Toy-v0 --seed SEED", score="final_eval")
+                               "distrl-x", "distrl train apex-dpg --env Toy-v0 --seed SEED")
     table = report.index_of((headline,))
     row = table.splitlines()[2]
+    # each seed's evaluations in the last tenth (from 1,080 s): (90 + 110) / 2 = 100 and (190 + 210) / 2 = 200;
     # mean 150, sample standard deviation sqrt(((100-150)^2 + (200-150)^2) / 1) = 70.7; frames mean 2,000
     assert "| 150.0 ± 70.7 | 1, 2 | 20.0 min | 2,000 | 2026-11-28, speed 0.95 |" in row
 
 
 def test_a_race_of_two_sittings_says_so_and_stamps_each_row(files):
     (files / "minatar-Toy-seed1.jsonl").write_text(
-        sitting("2026-11-24", None, [{"contender": "a", "summary": True, "last_eval_mean": 30.7,
+        sitting("2026-11-24", None, [{"contender": "a", "wall_s": 850.0, "eval_mean": 18.7},
+                                      {"contender": "a", "wall_s": 890.0, "eval_mean": 30.7},
+                                      {"contender": "a", "summary": True, "budget_s": 900.0,
                                        "time_to_paper_dqn_5m": {"wall_s": 246.0}}])
-        + sitting("2026-11-28", 1.2, [{"contender": "b", "summary": True, "last_eval_mean": 5.4,
-                                        "time_to_paper_dqn_5m": None}]))
+        + sitting("2026-11-28", 1.2, [{"contender": "b", "wall_s": 300.0, "eval_mean": 5.4},
+                                      {"contender": "b", "summary": True, "budget_s": 900.0,
+                                       "time_to_paper_dqn_5m": None}]))
     text = report.race("minatar-Toy-seed1.jsonl", page=ROOT / "docs" / "architectures" / "apex.md")
     lines = text.splitlines()
-    assert lines[2].startswith("| a | 30.7 |") and "4.1 min" in lines[2] and "2026-11-24, speed not measured" in lines[2]
-    assert lines[3].startswith("| b | 5.4 |") and "never" in lines[3] and "2026-11-28, speed 1.20" in lines[3]
+    # a: the evaluations from 810 s: (18.7 + 30.7) / 2 = 24.7, best 30.7; b: none that late, so its last one
+    assert lines[2].startswith("| a | 24.7 | 30.7 |") and "4.1 min" in lines[2] and "2026-11-24, speed not measured" in lines[2]
+    assert lines[3].startswith("| b | 5.4 | 5.4 |") and "never" in lines[3] and "2026-11-28, speed 1.20" in lines[3]
     assert "These rows come from 2 sittings" in text
     assert "(../figures/minatar-Toy-seed1.png)" in text
 
