@@ -40,6 +40,7 @@ CASES: dict[str, tuple[str, str, dict]] = {  # name: (architecture, env, overrid
     "ba3c": ("ba3c", DISCRETE, {"max_frames": 4_000}),
     "ba3c-async": ("ba3c", DISCRETE, {"max_frames": 4_000, "sync.mode": "async"}),
     "dqn": ("dqn", DISCRETE, {"max_frames": 2_000, "replay.min_size": 200}),
+    "r2d2": ("r2d2", DISCRETE, {"max_frames": 2_000, "replay.min_size": 20}),
     "apex-dpg": ("apex-dpg", CONTINUOUS, {"max_frames": 2_000, **SMALL_DPG}),
     "apex-dpg-td3": ("apex-dpg", CONTINUOUS, {"max_frames": 2_000, **SMALL_DPG, "learner.twin_critics": True,
                                               "learner.tau": 0.005, "learner.target_noise": 0.2,
@@ -84,6 +85,12 @@ def compare(a: Path, b: Path) -> None:
         print(f"| {name} | {x['roles_digest'][:12]} | {same}{' (new counters: ' + ', '.join(added) + ')' if added else ''} |")
 
 
+def uncovered() -> list[str]:
+    """Registered architectures (distrl's registry) with no case here: each needs one."""
+    from distrl.architectures import PACKAGES
+    return sorted(set(PACKAGES) - {architecture for architecture, _, _ in CASES.values()})
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cases", default=",".join(CASES))
@@ -93,6 +100,8 @@ def main() -> None:
     args = p.parse_args()
     if args.compare:
         return compare(*args.compare)
+    if missing := uncovered():
+        p.error(f"no case for the architecture(s) {', '.join(missing)}: add one to CASES")
     torch.set_num_threads(1)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()

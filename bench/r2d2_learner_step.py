@@ -19,8 +19,8 @@ import torch
 
 from bench.machine import versions
 from bench.timing import alternating_rates
+from distrl.architectures.r2d2.config import R2D2LearnerConfig
 from distrl.components.r2d2_learner import R2D2Learner
-from distrl.config.sections import R2D2LearnerConfig
 from distrl.nets.recurrent_q import RecurrentQNetwork
 
 SHAPES = {

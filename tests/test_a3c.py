@@ -11,7 +11,7 @@ import torch
 
 from distrl import config as C
 from distrl.algos.actor_critic import a3c_loss
-from distrl.architectures.a3c import A3C
+from distrl.architectures.a3c.wiring import A3C
 from distrl.cli import main
 from distrl.components.actor_learner import ActorLearner
 from distrl.errors import ConfigError

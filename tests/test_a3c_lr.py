@@ -29,7 +29,7 @@ def test_the_shared_store_anneals_the_rate_to_zero_over_its_updates():
 
 
 def test_a3c_presets_anneal_over_max_frames_and_both_stores_use_the_same_schedule():
-    from distrl.architectures.a3c import A3C
+    from distrl.architectures.a3c.wiring import A3C
     cfg = C.build_config("a3c", "CartPole-v1", overrides={"max_frames": 1000, "actors": 2, "optim.anneal": "true"})
     arch = A3C(cfg)
     assert arch.anneal_updates() == 1000 // 5  # frames / (t_max 5 x frame skip 1)

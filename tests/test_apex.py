@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from distrl import config as C
-from distrl.architectures.apex import Apex
+from distrl.architectures.apex.wiring import Apex
 from distrl.checkpoint import latest_checkpoint, load_checkpoint
 from distrl.cli import main
 from distrl.training import train
@@ -240,14 +240,3 @@ def test_one_replay_ratio_sets_the_inline_round_with_its_fraction_carried(tmp_pa
     per_round = [b - a for a, b in zip(updates[first - 1:], updates[first:])][:24]
     assert len(per_round) == 24 and set(per_round) == {0, 1}, per_round
     assert all(sum(per_round[i:i + 8]) == 3 for i in range(17)), per_round
-
-
-def test_a_config_json_from_before_the_one_ratio_keeps_its_rounds():
-    """Before, the ratio was ray.samples_per_insert (Ray only) and inline.updates_per_round (one process
-    only), and apex-minatar held 8 on Ray and 1 batch a round inline: an old file resumes as it ran."""
-    old = C.to_dict(C.build_config("apex", "CartPole-v1", preset="apex-cartpole"))
-    ratio = old["replay"].pop("samples_per_insert")
-    old["ray"]["samples_per_insert"], old["inline"]["updates_per_round"] = 8.0, 1
-    cfg = C.from_dict(old)
-    assert (ratio, cfg.replay.samples_per_insert, Apex(cfg).inline_updates()) == (16.0, 8.0, 1)
-    assert C.to_dict(C.build_config("apex", "CartPole-v1", preset="apex-cartpole"))["inline"]["updates_per_round"] == 0

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from distrl import config as C
-from distrl.architectures.apex_dpg import ApexDPG
+from distrl.architectures.apex_dpg.wiring import ApexDPG
 from distrl.cli import main
 from distrl.errors import ConfigError
 from distrl.replay import PrioritizedRemover

@@ -58,7 +58,7 @@ def test_an_apex_actor_on_the_vector_env_acts_and_sends_as_on_make_envs(tmp_path
     over make_env's games, game overs and restarts included."""
     import functools
 
-    import distrl.architectures.apex as apex
+    import distrl.architectures.apex.wiring as apex
     from distrl.architectures import make_architecture
     from distrl.config import build_config
     monkeypatch.setattr(apex, "make_env", functools.partial(make_env, noop_max=0))

@@ -6,6 +6,7 @@ import torch
 from distrl.checkpoint import latest_checkpoint, list_checkpoints, load_checkpoint, param_shapes, save_checkpoint
 from distrl.errors import CheckpointError
 from distrl.nets import make_q_network
+from tests.cases import cases, names
 
 
 def _save(tmp_path, step, net, arch="apex"):
@@ -64,53 +65,24 @@ def test_no_checkpoint_to_resume(tmp_path):
         latest_checkpoint(tmp_path)
 
 
-def test_a_format_1_checkpoint_loads_in_the_roles_shape(tmp_path):
-    """Files written before the one format (a top-level "learner" with "torch_rng", or "ps" as a list of
-    shards or A3C's single shared store) load as roles, unchanged on disk."""
-    net = make_q_network((4,), 2, hidden=(8,))
-    shapes = param_shapes(net.state_dict())
-    rng = torch.get_rng_state()
-    old = {"meta": {"architecture": "apex", "shapes": shapes, "format": 1, "step": 7},
-           "learner": {"online": net.state_dict(), "updates": 7}, "torch_rng": rng,
-           "counters": {"frames": 300}, "returns": [9.0]}
-    (tmp_path / "checkpoints").mkdir()
-    path = tmp_path / "checkpoints" / "ckpt-0000000007.pt"
-    torch.save(old, path)
-    before = path.read_bytes()
-    data = load_checkpoint(path, "apex", shapes)
-    assert data["roles"]["learner"][0]["updates"] == 7 and torch.equal(data["rng"], rng)
-    assert data["counters"] == {"frames": 300} and data["returns"] == [9.0] and data["meta"]["step"] == 7
-    assert path.read_bytes() == before
-    for ps, shards in (([{"version": 1}, {"version": 2}], 2), ({"version": 5}, 1)):  # Gorila/BA3C; A3C shared
-        torch.save({"meta": {"architecture": "a3c", "shapes": shapes, "format": 1, "step": 1}, "ps": ps,
-                    "counters": {}, "returns": []}, path)
-        data = load_checkpoint(path, "a3c", shapes)
-        assert len(data["roles"]["ps"]) == shards and "rng" not in data
-
-
 def test_unknown_format_is_refused(tmp_path):
     net = make_q_network((4,), 2, hidden=(8,))
     path = _save(tmp_path, 1, net)
     data = torch.load(path, weights_only=True)
-    data["meta"]["format"] = 99
-    torch.save(data, path)
-    with pytest.raises(CheckpointError, match="not a distrl checkpoint"):
-        load_checkpoint(path, "apex", param_shapes(net.state_dict()))
+    for old in (1, 99):  # format 1 (a top-level "learner" or "ps") was never released
+        data["meta"]["format"] = old
+        torch.save(data, path)
+        with pytest.raises(CheckpointError, match="not a distrl checkpoint of format 2"):
+            load_checkpoint(path, "apex", param_shapes(net.state_dict()))
 
 
-FIVE = [("apex", "CartPole-v1", {"replay.min_size": 64}, {"learner": 1}),
-        ("apex-dpg", "Pendulum-v1", {"replay.min_size": 64}, {"learner": 1}),
-        ("gorila", "CartPole-v1", {"replay.min_size": 32, "ps.shards": 2}, {"ps": 2}),
-        ("a3c", "CartPole-v1", {}, {"ps": 1}),
-        ("ba3c", "CartPole-v1", {"ps.shards": 3}, {"ps": 3})]
-
-
-@pytest.mark.parametrize("arch,env,overrides,roles", FIVE, ids=[f[0] for f in FIVE])
-def test_every_architecture_writes_the_one_format(tmp_path, arch, env, overrides, roles):
+@pytest.mark.parametrize("arch", names())
+def test_every_architecture_writes_the_one_format(tmp_path, arch):
     from distrl import config as C
     from distrl.architectures import make_architecture
     from distrl.training import train
 
+    env, overrides, roles = cases(arch).checkpoint
     cfg = C.build_config(arch, env, overrides={"runtime": "inline", "max_frames": 400, "seed": 1,
                                                "eval_episodes": 0, "eval_every": 0,
                                                "run_dir": str(tmp_path / "run"), **overrides})
@@ -119,6 +91,6 @@ def test_every_architecture_writes_the_one_format(tmp_path, arch, env, overrides
     raw = torch.load(path, weights_only=True)
     assert set(raw) - {"rng"} == {"meta", "roles", "counters", "returns"} and raw["meta"]["format"] == 2
     assert {k: len(v) for k, v in raw["roles"].items()} == roles
-    assert raw["counters"]["frames"] >= 400 and ("rng" in raw) == (arch in ("apex", "apex-dpg"))
+    assert raw["counters"]["frames"] >= 400 and ("rng" in raw) == cases(arch).saves_rng
     restored = make_architecture(cfg).restore(tmp_path / "run")  # every wiring reads it back the same way
     assert restored["path"] == str(path) and restored["counters"] == raw["counters"]

@@ -2,6 +2,7 @@ import pytest
 
 from distrl import config as C
 from distrl.errors import ConfigError
+from tests.cases import cases, names
 
 
 def test_atari_defaults_are_the_papers_values():
@@ -80,9 +81,9 @@ def just_outside(meta, kind):
     return (le + step) if le is not None else lt
 
 
-@pytest.mark.parametrize("arch,env", [("apex", "CartPole-v1"), ("gorila", "CartPole-v1"), ("a3c", "CartPole-v1"),
-                                      ("ba3c", "CartPole-v1"), ("apex-dpg", "Pendulum-v1")])
-def test_every_declared_range_refuses_the_value_just_outside_it(arch, env):
+@pytest.mark.parametrize("arch", names())
+def test_every_declared_range_refuses_the_value_just_outside_it(arch):
+    env = cases(arch).checkpoint[0]
     keys = list(declared(C.ARCHITECTURES[arch]()))
     assert len(keys) >= 20  # the sections declare their ranges
     for key, meta, kind in keys:
@@ -91,23 +92,7 @@ def test_every_declared_range_refuses_the_value_just_outside_it(arch, env):
             C.build_config(arch, env, overrides={key: bad})
 
 
-def test_old_key_names_still_load_with_one_note(capsys):
-    old = C.to_dict(C.build_config("a3c", "CartPole-v1", overrides={"ps.store": "sharded", "ps.shards": 3}))
-    old["params"] = old.pop("ps")  # an A3C config.json written before A3C's store section was `ps`
-    old.pop("max_episode_frames")
-    assert set(C.RENAMED) == {"params.store", "params.shards", "actor.max_episode_frames", "worker.max_episode_frames",
-                              "actor.pull_every_steps", "ray.samples_per_insert"}
-    cfg = C.from_dict(old)
-    assert (cfg.ps.store, cfg.ps.shards) == ("sharded", 3)
-    cfg = C.build_config("apex", "CartPole-v1", overrides={"actor.max_episode_frames": 900,
-                                                            "worker.max_episode_frames": 800})
-    assert cfg.max_episode_frames == 800
-    # Gorila's actor pulls were agent steps; every actor's pulls are frames now (4 per Atari step).
-    assert C.build_config("gorila", "ALE/Pong-v5", overrides={"actor.pull_every_steps": 2}).actor.pull_every == 8
-    assert C.build_config("gorila", "CartPole-v1", overrides={"actor.pull_every_steps": 2}).actor.pull_every == 2
-    err = capsys.readouterr().err.splitlines()
-    assert err == ["distrl: config key 'params.store' is now 'ps.store'; the old name still works",
-                   "distrl: config key 'params.shards' is now 'ps.shards'; the old name still works",
-                   "distrl: config key 'actor.max_episode_frames' is now 'max_episode_frames'; the old name still works",
-                   "distrl: config key 'worker.max_episode_frames' is now 'max_episode_frames'; the old name still works",
-                   "distrl: config key 'actor.pull_every_steps' is now 'actor.pull_every'; the old name still works"]
+def test_an_old_key_name_is_an_unknown_key():
+    """Renamed keys of the unreleased versions are not carried: one error naming the key and the valid ones."""
+    with pytest.raises(ConfigError, match="unknown config key 'params.store': valid keys are .*ps.store"):
+        C.build_config("a3c", "CartPole-v1", overrides={"params.store": "sharded"})

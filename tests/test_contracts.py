@@ -13,6 +13,7 @@ import pytest
 from distrl import config as C
 from distrl.architectures import make_architecture
 from distrl.components import chief, workers
+from tests.cases import cases, names
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "distrl"
 ROLE_MODULES = (workers, chief)
@@ -73,9 +74,7 @@ def test_the_check_sees_an_undeclared_part():
     assert wiring_uses(Probe) - protocol_members(parts_protocol(Probe)) == {"make_learner"}
 
 
-CASES = [("apex", "CartPole-v1", {}), ("apex-dpg", "Pendulum-v1", {}), ("gorila", "CartPole-v1", {}),
-         ("gorila", "CartPole-v1", {"replay.mode": "global"}), ("a3c", "CartPole-v1", {"ps.store": "sharded"}),
-         ("ba3c", "CartPole-v1", {})]
+CASES = [(a, env, overrides) for a in names() for env, overrides in cases(a).contracts]
 
 
 @pytest.mark.parametrize("architecture,env,overrides", CASES, ids=lambda x: str(x) if isinstance(x, str) else "")
@@ -91,12 +90,12 @@ def test_every_wiring_has_what_its_roles_declare(architecture, env, overrides):
 def test_no_placement_flag_reaches_the_wirings_or_the_components():
     found = []
     for folder in ("architectures", "components"):
-        for path in (ROOT / folder).glob("*.py"):
+        for path in (ROOT / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) \
                     else node.arg if isinstance(node, ast.arg) else None
                 if name == "remote":
-                    found.append(f"{folder}/{path.name}:{node.lineno}")
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, found
 
 
@@ -116,3 +115,9 @@ def test_the_pacing_grants_whole_batches_of_the_ratio_and_holds_actors_in_its_ba
     assert pacing.may_insert({"actors/steps": 200}, {"learner": {"waiting_for_replay": 1}})
     assert pacing.may_insert({"actors/steps": 200, "learner/samples": 270}, {})  # 600 - 270 = 330
     assert not pacing.may_insert({"actors/steps": 200, "learner/samples": 269}, {})
+
+
+def test_every_architecture_has_a_case_in_the_inline_digests():
+    """bench/inline_digests.py shows a refactor leaves inline runs bit-identical: for every registered one."""
+    from bench.inline_digests import uncovered
+    assert uncovered() == []

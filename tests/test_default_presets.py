@@ -8,6 +8,7 @@ import pytest
 
 from distrl import config as C
 from distrl.cli import main
+from tests.cases import CONTINUOUS, DISCRETE, cases, names
 
 
 @pytest.mark.parametrize("env", ["Hopper-v5", "HalfCheetah-v5", "Walker2d-v5"])
@@ -33,10 +34,10 @@ def test_learning_start_in_frames():
     assert C.learning_start_frames(C.build_config("ba3c", "CartPole-v1")) == 0
 
 
-DEFAULTS = [(arch, env, algo) for env in ("CartPole-v1", "MinAtar/Breakout-v1")
-            for arch, algo in (("apex", ""), ("gorila", ""), ("ba3c", ""), ("a3c", ""), ("a3c", "nstep_q"),
-                               ("a3c", "onestep_q"), ("a3c", "sarsa"), ("r2d2", ""))] + \
-           [("apex-dpg", env, "") for env in ("Pendulum-v1", "Hopper-v5", "HalfCheetah-v5", "Walker2d-v5")] + \
+ENVS = {DISCRETE: ("CartPole-v1", "MinAtar/Breakout-v1"),
+        CONTINUOUS: ("Pendulum-v1", "Hopper-v5", "HalfCheetah-v5", "Walker2d-v5")}
+DEFAULTS = [(arch, env, "") for arch in names() for env in ENVS[cases(arch).smoke[0]]] + \
+           [("a3c", env, algo) for env in ENVS[DISCRETE] for algo in ("nstep_q", "onestep_q", "sarsa")] + \
            [("a3c", "Pendulum-v1", "")]
 
 

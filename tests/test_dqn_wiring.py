@@ -10,7 +10,7 @@ import torch
 
 from distrl import config as C
 from distrl.architectures import make_architecture
-from distrl.architectures.dqn import DQN
+from distrl.architectures.dqn.wiring import DQN
 from distrl.components.learner import DQNLearner
 from distrl.training import train
 
@@ -47,9 +47,10 @@ def test_epsilon_falls_over_a_million_actions_after_the_replay_start():
     actor.close()
 
 
-def test_the_wiring_is_one_short_file():
-    source = Path(__file__).resolve().parents[1] / "src" / "distrl" / "architectures" / "dqn.py"
-    assert len(source.read_text().splitlines()) <= 80
+def test_the_package_is_a_short_wiring_its_config_and_its_presets():
+    package = Path(__file__).resolve().parents[1] / "src" / "distrl" / "architectures" / "dqn"
+    assert sorted(p.name for p in package.glob("*.py")) == ["__init__.py", "config.py", "presets.py", "wiring.py"]
+    assert len((package / "wiring.py").read_text().splitlines()) <= 80
     assert [(r.name, r.count) for r in make_architecture(C.build_config("dqn", "CartPole-v1")).roles()] == \
         [("actors", 1), ("learner", 1), ("replay", 1), ("evaluator", 1)]
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from distrl import config as C
-from distrl.architectures.gorila import Gorila
+from distrl.architectures.gorila.wiring import Gorila
 from distrl.cli import main
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
 from distrl.errors import CheckpointError, ConfigError

@@ -11,26 +11,16 @@ import pytest
 import distrl
 from distrl import config as C
 from distrl.training import train
+from tests.cases import CONTINUOUS, cases, names
 
 BASE = {"seed": 1, "eval_episodes": 10, "log_every_s": 60.0, "checkpoint_every": 1_000_000}
-DISCRETE, CONTINUOUS = "tests.tiny_env:Signpost-v0", "tests.tiny_env:SteeredSignpost-v0"
-CASES = {  # architecture: (env, overrides on its small preset); gamma 0.9 for every learner
-    "apex": (DISCRETE, {"max_frames": 3_000, "actors": 2, "replay.min_size": 200, "learner.gamma": 0.9}),
-    "gorila": (DISCRETE, {"max_frames": 3_000, "replay.min_size": 200, "learner.gamma": 0.9,
-                          "learner.target_update": 64}),
-    "a3c": (DISCRETE, {"max_frames": 10_000, "rl.gamma": 0.9, "rl.reward_scale": 1.0}),
-    "ba3c": (DISCRETE, {"max_frames": 20_000, "rl.gamma": 0.9}),
-    "dqn": (DISCRETE, {"max_frames": 3_000, "replay.min_size": 200, "learner.gamma": 0.9,
-                       "actor.epsilon_steps": 1_500}),
-    "apex-dpg": (CONTINUOUS, {"max_frames": 3_000, "replay.min_size": 200, "learner.gamma": 0.9,
-                              "net.actor_hidden": (64, 64), "net.critic_hidden": (64, 64)}),
-}
+# each architecture's env and overrides on its small preset (gamma 0.9 for every learner): tests/cases/
 
 
-def on_the_way(architecture: str, goal_right: bool) -> list[np.ndarray]:
+def on_the_way(env: str, goal_right: bool) -> list[np.ndarray]:
     """The observations between the start and the signposted end."""
     sign = 1.0 if goal_right else -1.0
-    if architecture == "apex-dpg":  # position x in [-1, 1], moved by half the action
+    if env == CONTINUOUS:  # position x in [-1, 1], moved by half the action
         return [np.array([sign * x, goal_right], np.float32) for x in (0.0, 0.5)]
     cells = []
     for cell in range(4, 8) if goal_right else range(4, 0, -1):  # 9 cells, the start in the middle
@@ -40,18 +30,18 @@ def on_the_way(architecture: str, goal_right: bool) -> list[np.ndarray]:
     return cells
 
 
-def steps_right(architecture: str, action) -> bool:
-    return float(np.asarray(action).reshape(-1)[0]) > 0 if architecture == "apex-dpg" else int(action) == 1
+def steps_right(env: str, action) -> bool:
+    return float(np.asarray(action).reshape(-1)[0]) > 0 if env == CONTINUOUS else int(action) == 1
 
 
-@pytest.mark.parametrize("architecture", list(CASES))
+@pytest.mark.parametrize("architecture", names())
 def test_each_architecture_learns_the_signpost_corridor(tmp_path, architecture):
-    env, overrides = CASES[architecture]
+    env, overrides = cases(architecture).smoke
     cfg = C.build_config(architecture, env, overrides={**BASE, "run_dir": str(tmp_path / "run"), **overrides})
     summary = train(cfg, live=False)
     assert summary["eval_episodes"] == 10 and summary["frames"] >= cfg.max_frames
     assert summary["eval_return_mean"] == pytest.approx(1.0), summary  # the signposted end, every episode
     policy = distrl.load_policy(tmp_path / "run")
     for goal_right in (True, False):
-        way = on_the_way(architecture, goal_right)
-        assert [steps_right(architecture, policy.act(o)) for o in way] == [goal_right] * len(way)
+        way = on_the_way(env, goal_right)
+        assert [steps_right(env, policy.act(o)) for o in way] == [goal_right] * len(way)

@@ -12,12 +12,13 @@ import torch.nn.functional as F
 pytest.importorskip("minatar")  # in the test extra; a user's checkout without it skips this module
 
 from distrl import config as C  # noqa: E402
-from distrl.architectures.apex import Apex  # noqa: E402
+from distrl.architectures.apex.wiring import Apex  # noqa: E402
 from distrl.cli import main  # noqa: E402
 from distrl.envs import make_env  # noqa: E402
 from distrl.errors import ConfigError  # noqa: E402
 from distrl.nets import MinAtarCNN, PolicyValueNet, image_kind, make_q_network  # noqa: E402
 from distrl.training import train  # noqa: E402
+from tests.cases import DISCRETE, cases, names  # noqa: E402
 
 BREAKOUT = "MinAtar/Breakout-v1"
 
@@ -95,13 +96,14 @@ def test_an_image_shape_no_network_takes_is_one_config_error():
 
 
 @pytest.mark.parametrize("arch,algo,preset", [
-    ("apex", "", "apex-minatar"), ("gorila", "", "gorila-minatar"), ("ba3c", "", "ba3c-minatar"),
-    ("a3c", "", "a3c-minatar"), ("a3c", "nstep_q", "nstep-q-minatar"), ("a3c", "onestep_q", "onestep-q-minatar"),
-    ("a3c", "sarsa", "sarsa-minatar")])
+    *((a, "", f"{a}-minatar") for a in names() if cases(a).smoke[0] == DISCRETE),
+    ("a3c", "nstep_q", "nstep-q-minatar"), ("a3c", "onestep_q", "onestep-q-minatar"), ("a3c", "sarsa", "sarsa-minatar")])
 def test_minatar_ids_get_the_minatar_presets(arch, algo, preset):
+    """Every system for discrete actions has a MinAtar preset, sized for 2 workers on 2 cores (DQN: its
+    paper's one actor)."""
     assert C.default_preset(arch, "MinAtar/SpaceInvaders-v1", algo) == preset
     cfg = C.build_config(arch, BREAKOUT, overrides={"algo": algo} if algo else None)
-    assert cfg.preset == preset and cfg.actors == 2
+    assert cfg.preset == preset and cfg.actors == (1 if arch == "dqn" else 2)
     assert C.PRESETS[preset][1]  # names its source
 
 
@@ -174,7 +176,7 @@ class _Frames32(gymnasium.Env):
         return np.zeros((3, 32, 32), np.uint8), 0.0, True, False, {}
 
 
-@pytest.mark.parametrize("arch", ["apex", "gorila", "a3c", "ba3c"])
+@pytest.mark.parametrize("arch", [a for a in names() if cases(a).smoke[0] == DISCRETE])
 def test_an_observation_shape_no_network_takes_exits_2(capsys, tmp_path, arch):
     if "Frames32-v0" not in gymnasium.registry:
         gymnasium.register("Frames32-v0", entry_point=_Frames32, max_episode_steps=10)

@@ -56,7 +56,7 @@ def test_the_learner_updates_one_shared_norm_and_publishes_it(tmp_path):
 
 def test_obs_norm_from_the_config_and_its_error_with_a_users_networks():
     from distrl import config as C
-    from distrl.architectures.apex_dpg import ApexDPG
+    from distrl.architectures.apex_dpg.wiring import ApexDPG
     from distrl.errors import ConfigError
     wiring = ApexDPG(C.build_config("apex-dpg", "Pendulum-v1", overrides={"net.obs_norm": True}))
     net = wiring.make_net()

@@ -101,7 +101,7 @@ def test_annealed_learning_rate_falls_linearly_to_zero():
 def test_ba3c_anneals_over_the_rounds_its_frames_make():
     """ba3c-cartpole: 200k frames / (2 workers (0.9 of 2) x bs 32) = 3,125 rounds."""
     from distrl import config as C
-    from distrl.architectures.ba3c import BA3C
+    from distrl.architectures.ba3c.wiring import BA3C
     cfg = C.build_config("ba3c", "CartPole-v1")
     assert BA3C(cfg).shard_args(0)[1]["anneal_updates"] == 3125
     async_cfg = C.build_config("ba3c", "CartPole-v1", overrides={"sync.mode": "async", "max_frames": 6400})
@@ -112,7 +112,7 @@ def test_ba3c_anneals_over_the_rounds_its_frames_make():
 def test_gorila_anneals_over_the_global_updates_its_frames_make():
     """gorila-cartpole: each bundle makes 2 updates per 4 agent steps, so 160k frames give 80,000."""
     from distrl import config as C
-    from distrl.architectures.gorila import Gorila
+    from distrl.architectures.gorila.wiring import Gorila
     cfg = C.build_config("gorila", "CartPole-v1", overrides={"max_frames": 160_000, "ps.anneal": True})
     assert Gorila(cfg).shard_args(1)[1]["anneal_updates"] == 80_000
     assert "anneal_updates" not in Gorila(C.build_config("gorila", "CartPole-v1")).shard_args(0)[1]

@@ -3,10 +3,10 @@
 import pytest
 
 from distrl import config as C
-from distrl.architectures.apex import Apex
-from distrl.architectures.apex_dpg import ApexDPG
-from distrl.architectures.dqn import DQN
-from distrl.architectures.r2d2 import R2D2
+from distrl.architectures.apex.wiring import Apex
+from distrl.architectures.apex_dpg.wiring import ApexDPG
+from distrl.architectures.dqn.wiring import DQN
+from distrl.architectures.r2d2.wiring import R2D2
 from distrl.nets import precision
 from distrl.nets.precision import has_bf16_units, use_bf16
 

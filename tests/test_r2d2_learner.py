@@ -4,8 +4,8 @@ writes back one priority per sequence."""
 import numpy as np
 import torch
 
+from distrl.architectures.r2d2.config import R2D2LearnerConfig
 from distrl.components.r2d2_learner import R2D2Learner
-from distrl.config.sections import R2D2LearnerConfig
 from distrl.nets.recurrent_q import RecurrentQNetwork
 
 

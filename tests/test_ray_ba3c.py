@@ -10,7 +10,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from distrl import config as C  # noqa: E402
-from distrl.architectures.ba3c import BA3C  # noqa: E402
+from distrl.architectures.ba3c.wiring import BA3C  # noqa: E402
 from distrl.training import train  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("local_ray")

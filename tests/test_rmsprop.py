@@ -9,7 +9,7 @@ import torch
 
 from distrl import config as C
 from distrl.algos.rmsprop import RMSProp
-from distrl.architectures.a3c import A3C
+from distrl.architectures.a3c.wiring import A3C
 from distrl.components.learner import make_optimizer
 from distrl.params.param_server import ShardedParameterServer, local_shards
 from distrl.params.shared_memory import rmsprop_step

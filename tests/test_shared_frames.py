@@ -132,7 +132,7 @@ def test_apex_with_shared_frames_samples_what_it_samples_without_in_a_fraction_o
     batch for the same draw, in a seventh of the frames: about a sixth of the bytes raw; compressed, where
     a blob's own overhead weighs more, under half."""
     from distrl import config as C
-    from distrl.architectures.apex import Apex
+    from distrl.architectures.apex.wiring import Apex
 
     def filled(share: bool):
         cfg = C.build_config("apex", "ALE/Pong-v5", overrides={

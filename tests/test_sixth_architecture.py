@@ -15,11 +15,12 @@ import distrl
 from distrl.architectures import register_architecture
 from distrl.architectures.base import Role, Wiring, Work
 from distrl.architectures.common import probe_discrete_env
+from distrl.architectures.dqn.config import DQNLearnerConfig, DQNNetConfig, DQNReplayConfig
 from distrl.components.actor import Actor
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
 from distrl.components.workers import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard
-from distrl.config import DQNLearnerConfig, DQNNetConfig, DQNReplayConfig, RayConfig, RunConfig
+from distrl.config import RayConfig, RunConfig
 from distrl.envs import make_env
 from distrl.nets import make_q_network
 from distrl.replay import FifoRemover, MinSize, UniformSampler

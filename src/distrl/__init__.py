@@ -8,6 +8,7 @@
 `train`, `resume`, `load_policy`, `evaluate`, `export` and `sweep` are in distrl/api.py; they load torch on first use, so `import distrl`
 stays quick."""
 
+from distrl import architectures  # noqa: F401  (the registry: it fills distrl.config's tables from the packages)
 from distrl.errors import CheckpointError, ConfigError, DistrlError
 
 __version__ = "0.1.0"

@@ -87,9 +87,19 @@ def train(architecture: str, env: EnvSpec, *, max_frames: int | None = None, see
 def resume(run_dir: str | Path, *, overrides: dict[str, Any] | None = None, env: EnvSpec | None = None,
            network: NetworkFactory | None = None, progress: bool | None = False, chaos: float | None = None,
            **unknown: Any) -> dict[str, Any]:
-    """Continue the run in `run_dir` from its latest checkpoint, with its config.json; returns the summary
-    as `train` does. overrides: config keys to change (e.g. {"max_frames": 2_000_000} to train longer).
-    env, network: the run's factories again, where config.json cannot import them (a lambda, a partial)."""
+    """Continue a run from its latest checkpoint, with its config.json.
+
+    Args:
+        run_dir: the run's directory, a path or a storage URI (s3://...); the run goes on there.
+        overrides: config keys to change, e.g. {"max_frames": 2_000_000} to train longer.
+        env: the run's env factory again, where config.json cannot import it (a lambda, a partial).
+        network: the run's network factory again, for the same reason.
+        progress: the live progress display, as `train` takes it.
+        chaos: as `train` takes it (ray only: kill roles on a schedule, to test the recovery).
+
+    Returns:
+        The run's summary, as `train` returns it.
+    """
     _refuse_unknown("resume", unknown)
     from distrl.training import describe_resume
     from distrl.training import train as run
@@ -106,11 +116,19 @@ def resume(run_dir: str | Path, *, overrides: dict[str, Any] | None = None, env:
 
 def load_policy(run_dir: str | Path, *, epsilon: float = 0.0, env: EnvSpec | None = None,
                 network: NetworkFactory | None = None, **unknown: Any) -> Any:
-    """The policy of the latest checkpoint in `run_dir`, in this process (no Ray): `act(observation)` gives
-    the action for one observation as the env returns it (an int for discrete actions), greedy, or with
-    probability `epsilon` a random one (value-based methods). Its `reset()` starts a new episode (an LSTM
-    policy's state); `checkpoint` and `updates` say which checkpoint it holds. env, network: the run's
-    factories, where config.json cannot import them."""
+    """The policy of a run's latest checkpoint, in this process (no Ray).
+
+    Args:
+        run_dir: the run's directory, a path or a storage URI.
+        epsilon: the chance of a random action (value-based methods); 0 plays greedily.
+        env: the run's env factory, where config.json cannot import it.
+        network: the run's network factory, where config.json cannot import it.
+
+    Returns:
+        A policy: `act(observation)` gives the action for one observation as the env returns it (an int
+        for discrete actions); `reset()` starts a new episode (an LSTM policy's state); `checkpoint` and
+        `updates` say which checkpoint it holds.
+    """
     _refuse_unknown("load_policy", unknown)
     if not 0.0 <= epsilon <= 1.0:
         raise ConfigError(f"invalid value {epsilon!r} for epsilon: accepted values are numbers in [0, 1]")
@@ -122,11 +140,21 @@ def load_policy(run_dir: str | Path, *, epsilon: float = 0.0, env: EnvSpec | Non
 def evaluate(run_dir: str | Path, *, episodes: int | None = None, epsilon: float | None = None,
              video: str | Path | None = None, env: EnvSpec | None = None, network: NetworkFactory | None = None,
              **unknown: Any) -> dict[str, Any]:
-    """Play `load_policy(run_dir)` under the run's evaluation protocol (no-op starts on Atari, raw scores):
-    `episodes` (default: the run's eval_episodes) with `epsilon` (default: the run's eval_epsilon, 0.001);
-    `video`: a folder where each episode is recorded as eval-episode-I.mp4 (the `video` extra).
-    Returns and writes to run_dir/eval.json: returns, mean, std, episodes, epsilon, human_normalized,
-    env, checkpoint, updates (and videos: the files). `distrl eval` calls it."""
+    """Play a run's latest policy under its evaluation protocol (no-op starts on Atari, raw scores).
+    `distrl eval` calls it.
+
+    Args:
+        run_dir: the run's directory, a path or a storage URI.
+        episodes: episodes to play (default: the run's eval_episodes).
+        epsilon: the chance of a random action (default: the run's eval_epsilon).
+        video: a folder where each episode is recorded as eval-episode-I.mp4 (the `video` extra).
+        env: the run's env factory, where config.json cannot import it.
+        network: the run's network factory, where config.json cannot import it.
+
+    Returns:
+        returns, mean, std, episodes, epsilon, human_normalized, env, checkpoint and updates (and videos:
+        the files); the same is written to RUN_DIR/eval.json.
+    """
     from distrl.envs.video import Video, check_renders
     _refuse_unknown("evaluate", unknown)
     if episodes is not None and (not isinstance(episodes, int) or episodes < 1):
@@ -153,12 +181,22 @@ def evaluate(run_dir: str | Path, *, episodes: int | None = None, epsilon: float
 
 def export(run_dir: str | Path, *, format: str = "torchscript", out: str | Path | None = None,
            env: EnvSpec | None = None, network: NetworkFactory | None = None, **unknown: Any) -> dict[str, str]:
-    """The greedy policy of the latest checkpoint in `run_dir` as a file that runs without distrl: TorchScript
-    (`torch.jit.load`) or ONNX (onnxruntime; the `onnx` extra exports it), the observation as the run's env
-    gives it in, the action out (an LSTM policy also takes and returns its state). Beside it, FILE.json
-    states the env, the wrappers that make its observation, the action space and how to call the file.
-    Default `out`: RUN_DIR/policy.pt or policy.onnx. Returns {"file": ..., "about": ...}. `distrl export`
-    calls it."""
+    """A run's greedy policy as a file that runs without distrl. `distrl export` calls it.
+
+    The file takes the observation as the run's env gives it and returns the action (an LSTM policy
+    also takes and returns its state). Beside it, FILE.json states the env, the wrappers that make its
+    observation, the action space and how to call the file.
+
+    Args:
+        run_dir: the run's directory, a path or a storage URI.
+        format: "torchscript" (`torch.jit.load`) or "onnx" (onnxruntime; the `onnx` extra exports it).
+        out: the file to write (default: RUN_DIR/policy.pt or RUN_DIR/policy.onnx).
+        env: the run's env factory, where config.json cannot import it.
+        network: the run's network factory, where config.json cannot import it.
+
+    Returns:
+        {"file": the policy's file, "about": its FILE.json}.
+    """
     from distrl.components.export import FORMATS, export_policy
     from distrl.envs import make_env
     _refuse_unknown("export", unknown)
@@ -187,14 +225,30 @@ def sweep(architecture: str, env: str, *, out: str | Path, grid: dict[str, list]
           max_frames: int | None = None, preset: str | None = None, overrides: dict[str, Any] | None = None,
           asha: bool = False, address: str | None = None, cpus_per_trial: float = 1.0, sample_seed: int = 0,
           **unknown: Any) -> list[dict[str, Any]]:
-    """A grid or random search on Ray Tune (the `tune` extra): every combination of `grid`'s values (e.g.
-    {"learner.lr": [1e-4, 1e-3]}) and of `samples` values drawn once from each of `sample`'s distributions
-    (e.g. {"optim.lr": "loguniform(1e-4,1e-2)"}, drawn with `sample_seed`), each with every seed in
-    `seeds`: one inline run per trial in OUT/trials/, `cpus_per_trial` cores each, on a local Ray or at
-    `address`. `asha`: ASHA stops the weaker trials early (by training return, at 1/8, 1/4, 1/2 of
-    max_frames). Writes OUT/sweep.json (what ran), OUT/sweep.csv (a row per trial: the values, the seed,
-    status, frames, final training return, greedy evaluation, run_dir) and OUT/sweep.png; returns the rows.
-    `distrl sweep` calls it."""
+    """A grid or random search on Ray Tune (the `tune` extra): one inline run per trial in OUT/trials/.
+    `distrl sweep` calls it.
+
+    Args:
+        architecture: as `train` takes it.
+        env: a Gymnasium id.
+        out: the sweep's folder: OUT/sweep.json (what ran), OUT/sweep.csv (a row per trial) and OUT/sweep.png.
+        grid: values to try in every combination, e.g. {"learner.lr": [1e-4, 1e-3]}.
+        sample: distributions to draw `samples` values from, once each, e.g.
+            {"optim.lr": "loguniform(1e-4,1e-2)"}.
+        samples: values drawn from each of `sample`'s distributions.
+        seeds: every trial runs with each of these seeds.
+        max_frames: each trial's frames (default: the preset's).
+        preset: as `train` takes it.
+        overrides: config keys every trial sets.
+        asha: ASHA stops the weaker trials early (by training return, at 1/8, 1/4 and 1/2 of max_frames).
+        address: a Ray cluster to run on (default: a local Ray).
+        cpus_per_trial: cores each trial takes.
+        sample_seed: the seed of the draws from `sample`.
+
+    Returns:
+        A row per trial: the values, the seed, status, frames, the final training return, the greedy
+        evaluation and run_dir (sweep.csv's rows).
+    """
     from distrl.sweeps import run_sweep
     _refuse_unknown("sweep", unknown)
     overrides = dict(overrides or {})

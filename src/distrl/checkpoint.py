@@ -8,8 +8,7 @@ maps each stateful role to the states of its instances (`{"learner": [state]}` f
 `{"ps": [shard 0, shard 1, ...]}` for Gorila, A3C and BA3C), `counters` is the run's progress (frames,
 episodes, ...), `returns` the recent training returns, and `rng` the torch RNG where a role draws
 from it. `meta` names the architecture and the shape of every parameter, so a file from another
-architecture or network shape is refused with a clear error instead of a half-load. Checkpoints of
-format 1 (a top-level "learner" or "ps") still load: `load_checkpoint` converts them."""
+architecture or network shape is refused with a clear error instead of a half-load."""
 
 from __future__ import annotations
 
@@ -132,21 +131,6 @@ def replay_items(path: Path) -> int:
         return 0
 
 
-def upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    """A format-1 checkpoint in format 2's shape: its "learner" or "ps" payload becomes a role, its
-    "torch_rng" the rng (A3C's shared store saved one state, not a list of shards)."""
-    roles = {}
-    if "learner" in data:
-        roles["learner"] = [data["learner"]]
-    if "ps" in data:
-        roles["ps"] = list(data["ps"]) if isinstance(data["ps"], (list, tuple)) else [data["ps"]]
-    out = {"meta": {**data["meta"], "format": FORMAT}, "roles": roles, "counters": dict(data.get("counters", {})),
-           "returns": list(data.get("returns", []))}
-    if "torch_rng" in data:
-        out["rng"] = data["torch_rng"]
-    return out
-
-
 def replay_path(run_dir: Path, step: int, shard: int) -> Path:
     """Where shard `shard` of the replay is saved with checkpoint `step` (written before the checkpoint,
     so a checkpoint's replay set is complete once the checkpoint exists)."""
@@ -194,9 +178,9 @@ def read_checkpoint(path: Path) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {path} is corrupt or not a distrl checkpoint "
                               f"({type(exc).__name__}); {hint}") from None
     meta = data.get("meta") if isinstance(data, dict) else None
-    if not isinstance(meta, dict) or meta.get("format") not in (1, FORMAT):
-        raise CheckpointError(f"{path} is not a distrl checkpoint (format 1 or {FORMAT}); start a new run")
-    return upgrade(data) if meta["format"] == 1 else data
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a distrl checkpoint of format {FORMAT}; start a new run")
+    return data
 
 
 def load_checkpoint(path: Path, architecture: str, shapes: dict[str, list[int]]) -> dict[str, Any]:

@@ -1,21 +1,21 @@
-"""The wirings: each says what to create and connect for one paper's system. `register_architecture`
-adds one more under a name that `distrl.train` (and `distrl train`, where the module that registers
-it is imported) runs on either placement."""
+"""The registry of architectures. Each built-in one is a package here (apex/, gorila/, ...: its config,
+its presets with their sources, its wiring), found by looking, so a new architecture is one package
+and touches no other file. `register_architecture` adds one from anywhere else under a name that
+`distrl.train` (and `distrl train`, where the module that registers it is imported) runs on either
+placement. `import distrl` loads this module, so the config tables (distrl.config) are filled
+before any config is built."""
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from typing import Any
 
 from distrl import config as C
 from distrl.errors import ConfigError
 
-WIRINGS: dict[str, Any] = {  # name -> "module:Class" (imported on first use) or a registered class
-    "apex": "distrl.architectures.apex:Apex", "apex-dpg": "distrl.architectures.apex_dpg:ApexDPG",
-    "gorila": "distrl.architectures.gorila:Gorila", "a3c": "distrl.architectures.a3c:A3C",
-    "ba3c": "distrl.architectures.ba3c:BA3C", "dqn": "distrl.architectures.dqn:DQN",
-    "r2d2": "distrl.architectures.r2d2:R2D2",
-}
+WIRINGS: dict[str, Any] = {}  # name -> "module:Class" (imported on first use) or a registered class
+PACKAGES: dict[str, str] = {}  # the built-in ones: name -> its package's name here (apex-dpg: apex_dpg)
 
 
 def make_architecture(cfg: Any) -> Any:
@@ -27,16 +27,37 @@ def make_architecture(cfg: Any) -> Any:
     return wiring(cfg)
 
 
-def register_architecture(name: str, wiring: type, config: type,
-                          presets: dict[str, tuple[str, dict[str, Any]]] | None = None) -> None:
-    """`wiring` (a Wiring subclass, built from a config) runs as architecture `name`, configured by
-    `config` (a RunConfig dataclass whose defaults are its values) and `presets` ({preset: (source,
-    values)}; without one named, a run gets the first). Registering the same classes again is a no-op."""
+def register_architecture(name: str, wiring: type | str, config: type,
+                          presets: dict[str, tuple[str, dict[str, Any]]] | None = None,
+                          choose_preset: C.PresetRule | None = None) -> None:
+    """`wiring` (a Wiring subclass built from a config, or "module:Class" to import on first use) runs
+    as architecture `name`, configured by `config` (a RunConfig dataclass whose defaults are its values;
+    its validate() checks what its ranges do not) and `presets` ({preset: (source, values)}; without
+    one named, a run gets the one `choose_preset(env_id, algo, actors)` names, else the env's kind's,
+    else the first). Registering the same classes again is a no-op."""
     if name in C.ARCHITECTURES and (C.ARCHITECTURES[name], WIRINGS.get(name)) != (config, wiring):
         raise ConfigError(f"architecture {name!r} is already registered to other classes: pick another name")
     C.ARCHITECTURES[name] = config
     WIRINGS[name] = wiring
+    if choose_preset is not None:
+        C.PRESET_RULES[name] = choose_preset
     if not presets and not any(arch == name for arch, _, _ in C.PRESETS.values()):
         presets = {f"{name}-defaults": ("its config's defaults", {})}
     for preset, (source, values) in (presets or {}).items():
         C.PRESETS[preset] = (name, source, values)
+
+
+def _register_packages() -> None:
+    """Every package here that names an architecture (NAME, CONFIG, PRESETS, WIRING; choose_preset
+    optionally), in the order of their names."""
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if not info.ispkg:
+            continue
+        package = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(package, "NAME"):
+            register_architecture(package.NAME, package.WIRING, package.CONFIG, package.PRESETS,
+                                  getattr(package, "choose_preset", None))
+            PACKAGES[package.NAME] = info.name
+
+
+_register_packages()

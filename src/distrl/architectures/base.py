@@ -66,14 +66,12 @@ class Pacing:
     SampleToInsertRatio) holds the inserter while inserts outrun samples by more than its band; the
     sampler's call takes whole batches up to samples_per_insert per insert so far, so in one process a
     round of k inserts allows exactly samples_per_insert * k samples, fractions carried to the next
-    round. With `paces_sampler` off the sampler's calls keep their Work's size (an old config's fixed
-    inline rounds)."""
+    round."""
 
     limiter: RateLimiter
     batch: int
     inserter: str = "actors"
     sampler: str = "learner"
-    paces_sampler: bool = True
     per_step: float = 1.0  # replay items an inserter's step makes (R2D2: one sequence every `period` steps)
 
     def counts(self, totals: dict[str, float]) -> tuple[float, float]:

@@ -81,7 +81,7 @@ class ReplayFed(Wiring):
                               f"leave (e.g. {max(0.0, 1 - cfg.actors * cfg.ray.actor_gpus):g} on one GPU): by default "
                               "the learner takes a whole GPU")
         learner_threads = cfg.torch_threads or default_torch_threads(self.obs_shape)
-        paced = (pacing := self.pacing()) is not None and pacing.paces_sampler
+        paced = self.pacing() is not None
         return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"),
                      Work("steps", cfg.inline.actor_steps, cfg.ray.steps_per_call), node=cfg.ray.actor_node,
                      gpus=cfg.ray.actor_gpus),
@@ -93,11 +93,8 @@ class ReplayFed(Wiring):
 
     def inline_updates(self) -> float:
         """Learner batches per round in one process: replay.samples_per_insert times the round's transitions
-        (every env of every actor, inline.actor_steps steps), in batches; one a round at ratio 0. A config.json
-        from before the one ratio keeps its fixed inline.updates_per_round."""
+        (every env of every actor, inline.actor_steps steps), in batches; one a round at ratio 0."""
         cfg = self.cfg
-        if cfg.inline.updates_per_round:
-            return cfg.inline.updates_per_round
         if not cfg.replay.samples_per_insert:
             return 1
         transitions = cfg.actors * cfg.inline.actor_steps * cfg.actor.envs_per_actor
@@ -135,15 +132,14 @@ class ReplayFed(Wiring):
     def pacing(self) -> Pacing | None:
         """replay.samples_per_insert held on both placements: actors wait while their inserts outrun the
         learner's samples by more than one round of Ray actor calls (Reverb's SampleToInsertRatio), and
-        the learner takes what the ratio allows. A config.json from before the one ratio keeps its fixed
-        inline rounds (inline.updates_per_round)."""
+        the learner takes what the ratio allows."""
         cfg, spi = self.cfg, self.cfg.replay.samples_per_insert
         if spi <= 0:
             return None
         per_step = self.items_per_step()
         slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor * per_step
         return Pacing(SampleToInsertRatio(spi, cfg.replay.min_size, error_buffer=spi * slack), cfg.learner.batch_size,
-                      paces_sampler=not cfg.inline.updates_per_round, per_step=per_step)
+                      per_step=per_step)
 
     def items_per_step(self) -> float:
         """Replay items an actor's env step makes: one transition."""

@@ -1,5 +1,6 @@
-"""Dataclass configs with the papers' hyperparameters as defaults (sections.py), presets (presets.py),
-`--set` parsing and validation (here).
+"""Building a run's config: the registry's tables (ARCHITECTURES, PRESETS: filled by
+distrl.architectures from each architecture's package), the shared sections (sections.py), the
+evaluation protocols and the default preset's rule (presets.py), `--set` parsing and validation (here).
 
 A config is a tree of dataclasses; `--set a.b=v` addresses a leaf by its dotted path and the
 value is parsed by the leaf's declared type, so every key and value is checked on load."""
@@ -8,10 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import ipaddress
 import json
 import math
-import sys
 import typing
 from typing import Any
 
@@ -19,72 +18,38 @@ import numpy as np
 
 from distrl.config.presets import (
     EVAL_PROTOCOLS,
-    PAPER_SCALE_ACTORS,
+    PRESET_RULES,
     PRESETS,
+    PresetRule,
     choose_preset,
     default_preset,
     describe_preset,
     learning_start_frames,
 )
 from distrl.config.sections import (
-    A3C_ALGOS,
-    ARCHITECTURES,
     RUNTIMES,
     TRACKERS,
-    A3CAlgoConfig,
-    A3CConfig,
-    A3CNetConfig,
-    A3CRayConfig,
-    ActorConfig,
-    ApexConfig,
-    ApexDPGConfig,
-    BA3CAdamConfig,
-    BA3CAlgoConfig,
-    BA3CConfig,
-    BA3CNetConfig,
-    BA3CPSConfig,
-    BA3CRayConfig,
-    BA3CSyncConfig,
-    BA3CWorkerConfig,
-    BundleConfig,
-    DPGActorConfig,
-    DPGLearnerConfig,
-    DPGNetConfig,
-    DPGReplayConfig,
-    DQNActorConfig,
-    DQNConfig,
-    DQNInlineConfig,
-    DQNLearnerConfig,
-    DQNNetConfig,
-    DQNReplayConfig,
-    GorilaActorConfig,
-    GorilaConfig,
-    GorilaLearnerConfig,
-    GorilaReplayConfig,
     InlineConfig,
     LearnerConfig,
     NetConfig,
-    ParamServerConfig,
-    ParamStoreConfig,
     RayConfig,
     ReplayConfig,
     RunConfig,
-    SharedRMSPropConfig,
     accepted_text,
+    check,
     out_of_range,
 )
 from distrl.errors import ConfigError
 
-__all__ = ["RENAMED", "RUNTIMES", "ActorConfig", "ReplayConfig", "LearnerConfig", "NetConfig", "InlineConfig", "RayConfig",
-           "RunConfig", "ApexConfig", "GorilaActorConfig", "GorilaReplayConfig", "GorilaLearnerConfig",
-           "ParamServerConfig", "BundleConfig", "GorilaConfig", "A3C_ALGOS", "A3CAlgoConfig", "SharedRMSPropConfig",
-           "ParamStoreConfig", "A3CNetConfig", "A3CRayConfig", "A3CConfig", "DPGActorConfig", "DPGReplayConfig",
-           "DPGLearnerConfig", "DPGNetConfig", "ApexDPGConfig", "BA3CWorkerConfig", "BA3CAlgoConfig",
-           "BA3CAdamConfig", "BA3CSyncConfig", "BA3CPSConfig", "BA3CNetConfig", "BA3CRayConfig", "BA3CConfig",
-           "DQNActorConfig", "DQNReplayConfig", "DQNLearnerConfig", "DQNNetConfig", "DQNInlineConfig", "DQNConfig",
-           "ARCHITECTURES", "EVAL_PROTOCOLS", "PRESETS", "PAPER_SCALE_ACTORS", "choose_preset", "default_preset",
-           "learning_start_frames", "describe_preset", "build_config", "resolve_architecture", "LR_SAMPLES", "leaf_keys", "set_value",
-           "parse_value", "validate", "to_dict", "from_dict", "dumps"]
+# The registry: architecture -> its config class, filled by distrl.architectures (which `import distrl`
+# loads first) from each package and from register_architecture.
+ARCHITECTURES: dict[str, type] = {}
+
+__all__ = ["ARCHITECTURES", "EVAL_PROTOCOLS", "LR_SAMPLES", "PRESETS", "PRESET_RULES", "PresetRule", "RUNTIMES",
+           "TRACKERS", "InlineConfig", "LearnerConfig", "NetConfig", "RayConfig", "ReplayConfig", "RunConfig",
+           "build_config", "choose_preset", "default_preset", "describe_preset", "dumps", "from_dict",
+           "learning_start_frames", "leaf_keys", "parse_value", "resolve_architecture", "set_value", "to_dict",
+           "validate"]
 
 # ---------------------------------------------------------------- building and validation
 
@@ -164,28 +129,7 @@ def leaf_keys(obj: Any, prefix: str = "") -> list[str]:
     return keys
 
 
-# Old key -> its one name now. Still accepted (presets, --set, the config.json of earlier runs), with a note.
-RENAMED = {"actor.max_episode_frames": "max_episode_frames", "worker.max_episode_frames": "max_episode_frames",
-           "params.store": "ps.store", "params.shards": "ps.shards",
-           "actor.pull_every_steps": "actor.pull_every",  # Gorila's actors: agent steps, now frames as every actor's
-           "ray.samples_per_insert": "replay.samples_per_insert"}  # one replay ratio for both placements
-STEPS_TO_FRAMES = {"actor.pull_every_steps"}
-_noted: set[str] = set()
-
-
 def set_value(cfg: Any, key: str, value: Any) -> None:
-    if key in RENAMED:
-        if key not in _noted:
-            _noted.add(key)
-            print(f"distrl: config key {key!r} is now {RENAMED[key]!r}; the old name still works", file=sys.stderr)
-        if key in STEPS_TO_FRAMES:
-            from distrl.envs import is_atari
-            value = parse_value(key, int, value) * (4 if is_atari(cfg.env) else 1)
-        key = RENAMED[key]
-    if key == "inline.updates_per_round" and parse_value(key, int, value) and key not in _noted:
-        _noted.add(key)
-        print(f"distrl: config key {key!r} is deprecated: replay.samples_per_insert sets the learner's batches per "
-              "round in one process too; the fixed count still works", file=sys.stderr)
     path = key.split(".")
     target = cfg
     for part in path[:-1]:
@@ -239,25 +183,6 @@ def parse_value(key: str, hint: Any, value: Any) -> Any:
     raise ConfigError(f"bad value {value!r} for {key}: expected {example}")
 
 
-def _is_ip(text: str) -> bool:
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _validate_ray(ray: RayConfig) -> None:
-    """Ape-X's and Ape-X DPG's ray settings: both run on the same driver."""
-    _check(not ray.actor_node or _is_ip(ray.actor_node), "ray.actor_node", ray.actor_node,
-           "the IP address of a node of the Ray cluster, or empty")
-
-
-def _check(ok: bool, key: str, value: Any, accepted: str) -> None:
-    if not ok:
-        raise ConfigError(f"invalid value {value!r} for {key}: accepted values are {accepted}")
-
-
 def check_ranges(obj: Any, prefix: str = "") -> None:
     """Every leaf declared with `ranged` (sections.py) against its range, depth first."""
     for f in dataclasses.fields(obj):
@@ -265,53 +190,14 @@ def check_ranges(obj: Any, prefix: str = "") -> None:
         if dataclasses.is_dataclass(value):
             check_ranges(value, f"{prefix}{f.name}.")
         elif "range" in f.metadata and out_of_range(value, f.metadata):
-            _check(False, prefix + f.name, value, accepted_text(str(f.type), f.metadata))
+            check(False, prefix + f.name, value, accepted_text(str(f.type), f.metadata))
 
 
 def validate(cfg: RunConfig) -> None:
-    """The declared ranges, then what no range says: choices from other tables, layer sizes, keys
-    that depend on each other."""
-    c = cfg
-    check_ranges(c)
-    _check(c.runtime in RUNTIMES, "runtime", c.runtime, " or ".join(RUNTIMES))
-    _check(c.eval_protocol in EVAL_PROTOCOLS, "eval_protocol", c.eval_protocol, ", ".join(EVAL_PROTOCOLS))
-    for name in ("hidden", "actor_hidden", "critic_hidden"):
-        sizes = getattr(c.net, name, (1,))
-        _check(len(sizes) >= 1 and min(sizes) >= 1, f"net.{name}", sizes,
-               "comma-separated layer sizes >= 1, e.g. 128,128")
-    _check(c.tracking in TRACKERS, "tracking", c.tracking, "wandb, or empty for none")
-    _check(not (c.video_every and not c.eval_episodes), "video_every", c.video_every,
-           "0 when eval_episodes is 0 (videos are of evaluation episodes)")
-    _check(not math.isnan(c.stop_return), "stop_return", c.stop_return, "a number, or inf to run to max_frames")
-    _check(math.isinf(c.stop_return) or (c.eval_every and c.eval_episodes), "stop_return", c.stop_return,
-           "inf unless eval_every and eval_episodes are both > 0 (the run stops on a periodic evaluation)")
-    pairs = [p.partition("=") for p in c.nodes.split(",")] if c.nodes else []
-    _check(all(role and sep and _is_ip(ip) for role, sep, ip in pairs), "nodes", c.nodes,
-           "ROLE=IP pairs, comma-separated, e.g. learner=10.0.0.2,replay=10.0.0.2, or empty")
-    if c.architecture in ("apex", "apex-dpg", "dqn", "r2d2"):
-        _validate_ray(c.ray)
-    if c.architecture == "apex" and c.actor.vector_env:
-        from distrl.envs import is_atari
-        _check(is_atari(c.env), "actor.vector_env", c.actor.vector_env,
-               f"false: it steps Atari games in ale-py's vector env, and {c.env!r} is not Atari")
-    if c.architecture == "r2d2":
-        _check(not c.net.factory, "net.factory", c.net.factory,
-               "empty: r2d2 builds its own recurrent network (a user's network is not taken yet)")
-    if c.architecture == "gorila":
-        from distrl.params.param_server import OPTIMIZERS
-        a, p = c.actor, c.ps
-        _check(0 <= a.epsilon_end <= a.epsilon_start <= 1, "actor.epsilon_start/epsilon_end",
-               (a.epsilon_start, a.epsilon_end), "numbers with 0 <= epsilon_end <= epsilon_start <= 1")
-        _check(p.optimizer in OPTIMIZERS, "ps.optimizer", p.optimizer, " or ".join(OPTIMIZERS))
-        _check(p.staleness_bound >= -1, "ps.staleness_bound", p.staleness_bound,
-               "whole numbers >= 0, or -1 for none")
-    if c.architecture == "a3c":
-        _check(c.algo in A3C_ALGOS, "algo", c.algo, " or ".join(A3C_ALGOS))
-        _check(not (c.net.lstm and c.algo != "a3c"), "net.lstm", c.net.lstm, "false unless algo is a3c")
-        _check(not (c.net.lstm and c.net.factory), "net.lstm", c.net.lstm, "false with a user's network (net.factory)")
-    if c.architecture == "apex-dpg":
-        _check(len(c.net.critic_hidden) == 2, "net.critic_hidden", c.net.critic_hidden,
-               "two layer sizes (the action joins at the second), e.g. 400,300")
+    """The declared ranges, then what the config's own validate() says (RunConfig's checks, and its
+    architecture's)."""
+    check_ranges(cfg)
+    cfg.validate()
 
 
 def to_dict(cfg: Any) -> dict[str, Any]:

@@ -186,7 +186,7 @@ class Driver:
         pacing = self.pacing
         if pacing is not None and role.name == pacing.inserter and not pacing.may_insert(self.totals, self.state):
             return None
-        if pacing is not None and role.name == pacing.sampler and pacing.paces_sampler:
+        if pacing is not None and role.name == pacing.sampler:
             n = min(n, pacing.batches(self.totals))
             return n if n >= 1 else None
         return n

@@ -15,7 +15,7 @@ import dataclasses
 
 import torch
 
-from distrl.architectures.apex import Apex
+from distrl.architectures.apex.wiring import Apex
 from distrl.components.actor import ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.r2d2_learner import R2D2Learner

@@ -28,11 +28,11 @@ from distrl.architectures.common import (
     shards_policy_params,
     user_network,
 )
+from distrl.architectures.gorila.config import BundleConfig, GorilaConfig
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
 from distrl.components.workers import BundleWorker, EvaluatorWorker, ReplayShard, ShardWorker
-from distrl.config import BundleConfig, GorilaConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import make_q_network
 from distrl.params.param_server import (

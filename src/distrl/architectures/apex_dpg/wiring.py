@@ -13,12 +13,12 @@ import torch
 from gymnasium import spaces
 from torch import nn
 
+from distrl.architectures.apex_dpg.config import ApexDPGConfig
 from distrl.architectures.common import Seeds, set_torch_threads, user_network
 from distrl.architectures.replay_fed import ReplayFed
 from distrl.components.dpg_actor import NoisyActor
 from distrl.components.dpg_learner import DPGLearner
 from distrl.components.evaluator import Evaluator
-from distrl.config import ApexDPGConfig
 from distrl.envs import is_atari, is_minatar, make_env
 from distrl.errors import ConfigError
 from distrl.nets.dpg import DPGActor, DPGCritic, dpg_pair

@@ -24,6 +24,7 @@ import torch
 from gymnasium import spaces
 
 from distrl.algos.q_learning import exploration_epsilons
+from distrl.architectures.a3c.config import A3CConfig
 from distrl.architectures.base import Role, ShardedWiring, Work
 from distrl.architectures.common import (
     Seeds,
@@ -36,7 +37,6 @@ from distrl.architectures.common import (
 from distrl.components.actor_learner import ActorLearner
 from distrl.components.evaluator import Evaluator
 from distrl.components.workers import ActorLearnerWorker, EvaluatorWorker, ShardWorker
-from distrl.config import A3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.errors import ConfigError
 from distrl.nets import A3CCNN, QNetwork, image_kind, make_policy_value_net, make_q_network

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from distrl.architectures.ba3c.config import BA3CConfig
 from distrl.architectures.base import Role, ShardedWiring, Work
 from distrl.architectures.common import (
     Seeds,
@@ -34,7 +35,6 @@ from distrl.components.batched_worker import BatchedWorker
 from distrl.components.chief import Chief
 from distrl.components.evaluator import Evaluator
 from distrl.components.workers import EvaluatorWorker, GradientWorker, ShardWorker
-from distrl.config import BA3CConfig
 from distrl.envs import is_atari, make_env
 from distrl.nets import PolicyValueNet
 from distrl.params.param_server import ParamShard, flatten, shard_counters, shard_slices

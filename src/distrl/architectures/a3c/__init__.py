@@ -1,0 +1,8 @@
+"""The A3C family (Mnih et al. 2016): what the registry (distrl.architectures) takes from this package."""
+
+from distrl.architectures.a3c.config import A3CConfig as CONFIG
+from distrl.architectures.a3c.presets import PRESETS, choose_preset
+
+NAME = "a3c"
+WIRING = "distrl.architectures.a3c.wiring:A3C"
+__all__ = ["CONFIG", "NAME", "PRESETS", "WIRING", "choose_preset"]

@@ -1,0 +1,9 @@
+from tests.cases import DISCRETE, Cases, Chaos
+
+CASES = Cases(
+    smoke=(DISCRETE, {"max_frames": 20_000, "rl.gamma": 0.9}),
+    checkpoint=("CartPole-v1", {"ps.shards": 3}, {"ps": 3}),
+    # With its lr annealed, one CI chaos run of 2026-11-28 still ended at a greedy 255.5 (two reruns
+    # passed), the late dip its undisturbed runs also show; its evaluations count from the shard's restore.
+    chaos=Chaos("CartPole-v1", {"max_frames": 200_000, "eval_every": 500}, 400, 100, 12, best_evaluation=True),
+)
