@@ -7,7 +7,8 @@ budget on this machine, one after another (issue 17).
     bench/peers/.venv/bin/python -m bench.minatar --game Breakout --collect     # rebuild results + figure only
 
 Contenders: distrl-apex (Ray, 2 actors), distrl-a3c (Ray, 2 workers), distrl-ba3c (Ray, 2 workers),
-distrl-gorila (Ray, 2 bundles), distrl-r2d2 (Ray, 2 actors), each with its MinAtar preset and nothing else set;
+distrl-gorila (Ray, 2 bundles), distrl-r2d2 (Ray, 2 actors), distrl-dqn (Ray, 2 actors), each with its MinAtar
+preset and nothing else set but `--max-time` (the budget);
 distrl-r2d2-bf16, distrl-r2d2 with `--set learner.bf16=true` (the r2d2-minatar preset's own value since
 2026-11-28, kept so that its earlier rows keep their name); distrl-apex-bf16, distrl-apex with
 `--set learner.bf16=true`; sb3-dqn and paper-dqn
@@ -37,22 +38,27 @@ from bench import results
 from bench.runs import RESULTS, ROOT, command_line, distrl_rows, earlier_results, run_for
 
 DISTRL = {"distrl-apex": "apex", "distrl-a3c": "a3c", "distrl-ba3c": "ba3c", "distrl-gorila": "gorila",
-          "distrl-r2d2": "r2d2", "distrl-r2d2-bf16": "r2d2", "distrl-apex-bf16": "apex"}
+          "distrl-r2d2": "r2d2", "distrl-dqn": "dqn", "distrl-r2d2-bf16": "r2d2", "distrl-apex-bf16": "apex"}
 SETTINGS = {"distrl-r2d2-bf16": ("--set", "learner.bf16=true"),  # on top of the architecture's MinAtar preset
             "distrl-apex-bf16": ("--set", "learner.bf16=true")}
 PEERS = ("sb3-dqn", "paper-dqn")
 CONTENDERS = (*DISTRL, *PEERS)
-# The MinAtar paper's DQN at 5M frames, read off its published learning curves (issue 17).
-PAPER_DQN_5M = {"Breakout": 10.0, "SpaceInvaders": 43.0, "Freeway": 50.0}
+# The MinAtar paper's DQN at 5M frames, read off its published learning curves (issues 17 and 58).
+PAPER_DQN_5M = {"Breakout": 10.0, "SpaceInvaders": 43.0, "Freeway": 50.0, "Asterix": 17.0, "Seaquest": 20.0}
+GAMES = tuple(PAPER_DQN_5M)
+# The matrix's marks (issue 58): each cell's returns at 5, 10 and 15 minutes.
+MARKS = {"at_5m": 300.0, "at_10m": 600.0, "at_15m": 900.0}
 
 
 def run_distrl(name: str, game: str, seed: int, budget_s: float, log_every_s: float, run_dir: Path,
                log: Path) -> list[dict]:
     cmd = [sys.executable, "-m", "distrl.cli", "train", DISTRL[name], "--env", f"MinAtar/{game}-v1",
-           "--runtime", "ray", "--actors", "2", "--seed", str(seed),
+           "--runtime", "ray", "--actors", "2", "--seed", str(seed), "--max-time", f"{budget_s:g}s",
            "--run-dir", str(run_dir), "--overwrite", "--quiet", "--set", f"log_every_s={log_every_s}",
            *SETTINGS.get(name, ())]
-    run_for(cmd, budget_s, log)  # the preset's own max_frames (A3C and BA3C anneal over it) outlasts the budget
+    # the run stops itself at the budget (--max-time, as the docs' commands do), then saves and evaluates;
+    # the preset's own max_frames (A3C and BA3C anneal over it) may end it first on a fast machine
+    run_for(cmd, budget_s + 300, log)
     return distrl_rows(run_dir)
 
 
@@ -74,23 +80,37 @@ def peer_rows(out: Path) -> list[dict]:
              "eval_mean": r.get("eval_mean")} for r in rows]
 
 
-def time_to(rows: list[dict], target: float) -> dict | None:
-    """The first row whose training return reaches `target`."""
+def time_to(rows: list[dict], target: float, key: str = "return_mean_100") -> dict | None:
+    """The first row whose `key` (the training return, or eval_mean: the greedy one) reaches `target`."""
     for r in rows:
-        if r["return_mean_100"] is not None and r["return_mean_100"] >= target:
+        if r.get(key) is not None and r[key] >= target:
             return {"wall_s": r["wall_s"], "frames": r["frames"]}
     return None
 
 
+def at(rows: list[dict], key: str, seconds: float) -> float | None:
+    """The latest `key` shown in a row at or before `seconds`; None for a run that ended before it (its
+    last row more than a twentieth short of the mark)."""
+    if not rows or rows[-1]["wall_s"] < 0.95 * seconds:
+        return None
+    return ([r[key] for r in rows if r["wall_s"] <= seconds and r.get(key) is not None] or [None])[-1]
+
+
 def summary(name: str, rows: list[dict], target: float | None) -> dict:
+    """A contender's summary row: the training return (mean of the last 100 episodes) and the greedy
+    evaluation at each of MARKS, the time each first reached the paper DQN's score, and the rates."""
     last = rows[-1] if rows else {}
-    wall, frames = last.get("wall_s"), last.get("frames")
+    wall, frames, updates = last.get("wall_s"), last.get("frames"), last.get("updates")
     evals = [r["eval_mean"] for r in rows if r["eval_mean"] is not None]
+    marks = {f"return_{m}": at(rows, "return_mean_100", s) for m, s in MARKS.items()}
+    marks |= {f"eval_{m}": at(rows, "eval_mean", s) for m, s in MARKS.items()}
+    reached = {} if target is None else {
+        "time_to_paper_dqn_5m": time_to(rows, target), "eval_time_to_paper_dqn_5m": time_to(rows, target, "eval_mean")}
     return {"contender": name, "summary": True, "return_at_budget": last.get("return_mean_100"),
             "frames_at_budget": frames, "wall_s": wall,
             "frames_per_s": round(frames / wall, 1) if wall else None,
-            "last_eval_mean": evals[-1] if evals else None,
-            "paper_dqn_5m": target, "time_to_paper_dqn_5m": time_to(rows, target) if target is not None else None}
+            "updates_per_s": round(updates / wall, 1) if wall and updates is not None else None,
+            "last_eval_mean": evals[-1] if evals else None, **marks, "paper_dqn_5m": target, **reached}
 
 
 def main() -> None:

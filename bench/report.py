@@ -13,7 +13,8 @@ A page marks each rendered block with a comment that names what goes in it:
 Blocks: `index` (the results index: one row per system and env, mean and spread over seeds; `arch=`
 keeps one architecture's rows), `race file=NAME` (one race file's contenders side by side, with the
 sittings they come from), `presets arch=NAME` (an architecture's presets and their sources, from the
-code). `tests/test_report.py` runs the check in the quick tier.
+code), `reruns files=A,B` (documented commands run again beside their index rows), `matrix` (every
+system on every MinAtar game). `tests/test_report.py` runs the check in the quick tier.
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ HEADLINES: tuple[Headline, ...] = (
     *(_minatar(a, c, g) for g in ("Breakout", "SpaceInvaders", "Freeway")
       for a, c in (("apex", "distrl-apex"), ("gorila", "distrl-gorila"), ("a3c", "distrl-a3c"),
                    ("ba3c", "distrl-ba3c"))),
-    _minatar("r2d2", "distrl-r2d2-bf16", "Breakout"),
-    _minatar("r2d2", "distrl-r2d2-bf16", "SpaceInvaders"),
+    _minatar("r2d2", "distrl-r2d2", "Breakout"),
+    _minatar("r2d2", "distrl-r2d2-bf16", "SpaceInvaders"),  # the r2d2-minatar preset's values since 2026-11-28
+    _minatar("dqn", "distrl-dqn", "Breakout"),
     _mujoco("HalfCheetah-v5", (1, 2, 3)), _mujoco("Hopper-v5", (1, 2, 3)), _mujoco("Walker2d-v5", (1,)),
     _mujoco("Ant-v5", (1,)),
 )
@@ -92,6 +94,10 @@ class Result:
         budget = self.get("budget_s") or points[-1][0]
         late = [e for t, e in points if t >= 0.9 * budget] or [points[-1][1]]
         return statistics.mean(late)
+
+    def best_eval(self) -> float | None:
+        evals = [x["eval_mean"] for x in self.sitting.of(self.row["contender"]) if x.get("eval_mean") is not None]
+        return max(evals, default=None)
 
 
 def summary(file: str, contender: str) -> Result | None:
@@ -162,7 +168,7 @@ def race(file: str, page: Path = ROOT / "README.md") -> str:
     rows = []
     for r in results:
         reached = r.get("time_to_paper_dqn_5m") or r.get("time_to_better_peer")
-        rows.append([r.row["contender"], number(r.late_mean()), number(r.get("best_eval", max_eval(r))),
+        rows.append([r.row["contender"], number(r.late_mean()), number(r.get("best_eval", r.best_eval())),
                      number(r.get("return_at_budget", r.get("return_mean_10_at_budget"))),
                      number(r.get("frames_at_budget")), number(r.get("frames_per_s")),
                      minutes(reached["wall_s"]) if reached else "never", machine([r.sitting])])
@@ -175,11 +181,6 @@ def race(file: str, page: Path = ROOT / "README.md") -> str:
                  "as their speed indices do (a sitting before the index has none).\n")
     figure = Path(os.path.relpath(FIGURES / f"{Path(file).stem}.png", page.parent))
     return text + f"\n![Greedy return against wall time, every contender of {file}]({figure.as_posix()})\n"
-
-
-def max_eval(r: Result) -> float | None:
-    evals = [x["eval_mean"] for x in r.sitting.of(r.row["contender"]) if x.get("eval_mean") is not None]
-    return max(evals, default=None)
 
 
 def curves(file: str) -> Path:
@@ -256,7 +257,43 @@ def reruns(files: str) -> str:
                  rows)
 
 
-BLOCKS: dict[str, Callable[..., str]] = {"index": index, "race": race, "presets": presets, "reruns": reruns}
+# The MinAtar matrix (issue 58): every system on every game, seed 1, 15 minutes on 2 cores. A system's
+# row is its contender in bench.minatar's race files; R2D2's rows made as distrl-r2d2-bf16 are the
+# r2d2-minatar preset's own values since bf16 became its default.
+MATRIX_GAMES = ("Breakout", "SpaceInvaders", "Freeway", "Asterix", "Seaquest")
+MATRIX_SYSTEMS = {"apex": ("distrl-apex",), "gorila": ("distrl-gorila",), "a3c": ("distrl-a3c",),
+                  "ba3c": ("distrl-ba3c",), "r2d2": ("distrl-r2d2", "distrl-r2d2-bf16"), "dqn": ("distrl-dqn",)}
+
+
+def matrix() -> str:
+    """Each system's greedy return on each MinAtar game (the mean over the budget's last tenth) and the
+    minute its greedy evaluation first reached the MinAtar paper DQN's 5M-frame score, or ✗."""
+    from bench.minatar import PAPER_DQN_5M
+    rows, sittings = [], []
+    for game in MATRIX_GAMES:
+        file = f"minatar-{game}-seed1.jsonl"
+        cells = []
+        for names in MATRIX_SYSTEMS.values():
+            found = next((r for n in names if (RESULTS / file).exists() and (r := summary(file, n))), None)
+            if found is None:
+                cells.append("not run")
+                continue
+            sittings.append(found.sitting)
+            reached = found.get("eval_time_to_paper_dqn_5m") or time_to_eval(found, PAPER_DQN_5M[game])
+            cells.append(f"{number(found.late_mean())} ({minutes(reached['wall_s']) if reached else '✗'})")
+        rows.append([f"{game} ({number(PAPER_DQN_5M[game], 0)})", *cells])
+    text = table(["Game (paper DQN at 5M frames)", *(ARCH_NAMES[a] for a in MATRIX_SYSTEMS)], rows)
+    return text + f"\nSittings: {machine(sittings)}.\n"
+
+
+def time_to_eval(r: Result, target: float) -> dict | None:
+    """The first greedy evaluation at or over `target` (rows made before the summaries recorded it)."""
+    return next(({"wall_s": x["wall_s"]} for x in r.sitting.of(r.row["contender"])
+                 if not x.get("summary") and x.get("eval_mean") is not None and x["eval_mean"] >= target), None)
+
+
+BLOCKS: dict[str, Callable[..., str]] = {"index": index, "race": race, "presets": presets, "reruns": reruns,
+                                         "matrix": matrix}
 
 
 def render(spec: str, page: Path) -> str:
