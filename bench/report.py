@@ -268,7 +268,7 @@ MATRIX_SYSTEMS = {"apex": ("distrl-apex",), "gorila": ("distrl-gorila",), "a3c":
 def matrix() -> str:
     """Each system's greedy return on each MinAtar game (the mean over the budget's last tenth) and the
     minute its greedy evaluation first reached the MinAtar paper DQN's 5M-frame score, or ✗."""
-    from bench.minatar import PAPER_DQN_5M
+    from bench.minatar import PAPER_DQN_5M, time_to
     rows, sittings = [], []
     for game in MATRIX_GAMES:
         file = f"minatar-{game}-seed1.jsonl"
@@ -279,17 +279,13 @@ def matrix() -> str:
                 cells.append("not run")
                 continue
             sittings.append(found.sitting)
-            reached = found.get("eval_time_to_paper_dqn_5m") or time_to_eval(found, PAPER_DQN_5M[game])
+            reached = found.get("eval_time_to_paper_dqn_5m") or time_to(  # rows made before the summaries had it
+                [x for x in found.sitting.of(found.row["contender"]) if not x.get("summary")], PAPER_DQN_5M[game],
+                "eval_mean")
             cells.append(f"{number(found.late_mean())} ({minutes(reached['wall_s']) if reached else '✗'})")
         rows.append([f"{game} ({number(PAPER_DQN_5M[game], 0)})", *cells])
     text = table(["Game (paper DQN at 5M frames)", *(ARCH_NAMES[a] for a in MATRIX_SYSTEMS)], rows)
     return text + f"\nSittings: {machine(sittings)}.\n"
-
-
-def time_to_eval(r: Result, target: float) -> dict | None:
-    """The first greedy evaluation at or over `target` (rows made before the summaries recorded it)."""
-    return next(({"wall_s": x["wall_s"]} for x in r.sitting.of(r.row["contender"])
-                 if not x.get("summary") and x.get("eval_mean") is not None and x["eval_mean"] >= target), None)
 
 
 BLOCKS: dict[str, Callable[..., str]] = {"index": index, "race": race, "presets": presets, "reruns": reruns,

@@ -8,7 +8,7 @@ here, and one registered without a module fails with the file to write."""
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
@@ -39,7 +39,6 @@ class Cases:
     chaos: Chaos
     contracts: tuple[tuple[str, dict], ...] = (("CartPole-v1", {}),)  # configs whose wirings are checked
     saves_rng: bool = False  # its checkpoint holds the torch RNG (its learner draws from it)
-    extra: dict = field(default_factory=dict)
 
 
 def names() -> list[str]:

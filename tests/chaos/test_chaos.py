@@ -16,6 +16,7 @@ pytest.importorskip("ray")
 
 from distrl import config as C  # noqa: E402
 from distrl.architectures import make_architecture  # noqa: E402
+from distrl.runtime.chaos import ACTOR_ROLES  # noqa: E402
 from distrl.training import train  # noqa: E402
 from tests.cases import cases, names  # noqa: E402
 
@@ -39,7 +40,7 @@ def test_chaos_run_recovers_exactly_and_still_learns(tmp_path, architecture):
                                                             "run_dir": str(tmp_path / "run"), **case.overrides})
     roles = {role.name: role for role in make_architecture(cfg).roles() if role.count}
     has_replay_server = "replay" in roles  # Gorila's bundles hold their replay: a bundle kill loses it
-    actors = next(roles[name] for name in ("actors", "workers", "bundles") if name in roles)  # what chaos.py kills
+    actors = next(roles[name] for name in ACTOR_ROLES if name in roles)  # what chaos.py kills
     summary = train(cfg, live=False, chaos=case.every_s)
     chaos = summary["chaos"]
     report = json.dumps({k: summary[k] for k in ("frames", "updates", "wall_s", "eval_return_mean", "faults",

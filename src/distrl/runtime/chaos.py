@@ -42,6 +42,9 @@ def _gone(pid: int, timeout_s: float = 10.0) -> bool:
     return False
 
 
+ACTOR_ROLES = ("actors", "workers", "bundles")  # the role whose instances are killed as "actor", by architecture
+
+
 class Chaos:
     def __init__(self, every_s: float, max_frames: int, seed: int = 0, replay_at: float = 0.4,
                  learner_at: float = 0.6):
@@ -62,7 +65,7 @@ class Chaos:
         now = time.monotonic()
         if self._t0 is None:
             self._t0, self._next_actor = now, now + self.every_s
-        actors = state.get("actors") or state.get("workers") or state.get("bundles") or []
+        actors = next((state[name] for name in ACTOR_ROLES if state.get(name)), [])
         replay = [h for h in state.get("replay", []) if h is not None]
         stateful = list(state.get("learner") or state.get("ps") or [])
         self._ask_pids([*actors, *replay, *stateful])
