@@ -2,20 +2,24 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install --quiet --disable-pip-version-check
+# uv installs the rest: it fetches and unpacks in parallel, where pip took most of CI's time on a fresh
+# machine (the test extras: Ray, MuJoCo, dm-control, MkDocs, ...); a package it cannot place falls back to pip
+UV     := $(VENV)/bin/uv pip install --quiet --python $(PY)
 PYTHON ?= python3
 
 .PHONY: run test test-learning test-all test-chaos bench clean
 
-# torch==2.13.0 first: it is the CPU wheel; letting pip resolve a bare `torch` pulls a multi-GB CUDA build.
+# torch==2.13.0 first, with pip: it is the CPU wheel on this machine's disk (pip's find-links); letting a
+# resolver pick a bare `torch` pulls a multi-GB CUDA build. Installed, it satisfies distrl's torch pin.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) --upgrade pip
+	$(PIP) --upgrade pip uv
 	$(PIP) torch==2.13.0
-	$(PIP) -e .
+	$(UV) -e . || $(PIP) -e .
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(PIP) -e ".[test]"
+	$(UV) -e ".[test]" || $(PIP) -e ".[test]"
 	touch $@
 
 run: $(VENV)/.installed

@@ -5,8 +5,8 @@ runtime can show "bit-identical before and after" (issue 35) by running it on bo
     python -m bench.inline_digests                      # writes bench/results/inline-digests-<commit>.jsonl
     python -m bench.inline_digests --compare A.jsonl B.jsonl
 
-Each case is CartPole-v1 or Pendulum-v1, seed 1, a few thousand frames, a checkpoint every 200 updates. The
-file follows bench/results.py's schema: one sitting, its header with the commit (`tree`: the short commit,
+The cases are each architecture's (tests/cases/<package>.py: `digests`), on CartPole-v1 or Pendulum-v1,
+seed 1, a few thousand frames, a checkpoint every 200 updates. The file follows bench/results.py's schema: one sitting, its header with the commit (`tree`: the short commit,
 "-dirty" when src/ had changes) and torch's version, one row per case (`--no-speed-index` skips the speed
 index, which these digests do not need). Asserts nothing; --compare prints what differs."""
 
@@ -22,38 +22,21 @@ import torch
 from bench import results
 from bench.runs import RESULTS, ROOT, command_line
 
-DISCRETE, CONTINUOUS = "CartPole-v1", "Pendulum-v1"
 BASE = {"seed": 1, "eval_episodes": 3, "log_every_s": 60.0, "checkpoint_every": 200}
-SMALL_DPG = {"replay.min_size": 200, "net.actor_hidden": (32, 32), "net.critic_hidden": (32, 32)}
-CASES: dict[str, tuple[str, str, dict]] = {  # name: (architecture, env, overrides)
-    "apex": ("apex", DISCRETE, {"max_frames": 2_000, "actors": 2, "replay.min_size": 200}),
-    "apex-ratio": ("apex", DISCRETE, {"max_frames": 2_000, "actors": 2, "replay.min_size": 200,
-                                      "replay.samples_per_insert": 3.0}),
-    "gorila": ("gorila", DISCRETE, {"max_frames": 2_000, "replay.min_size": 200}),
-    "gorila-global": ("gorila", DISCRETE, {"max_frames": 2_000, "replay.min_size": 200, "replay.mode": "global"}),
-    "a3c": ("a3c", DISCRETE, {"max_frames": 3_000}),
-    "a3c-lstm": ("a3c", DISCRETE, {"max_frames": 2_000, "net.lstm": True}),
-    "a3c-nstep_q": ("a3c", DISCRETE, {"max_frames": 2_000, "algo": "nstep_q"}),
-    "a3c-onestep_q": ("a3c", DISCRETE, {"max_frames": 2_000, "algo": "onestep_q"}),
-    "a3c-sarsa": ("a3c", DISCRETE, {"max_frames": 2_000, "algo": "sarsa"}),
-    "a3c-gaussian": ("a3c", "Pendulum-v1", {"max_frames": 2_000, "actors": 2}),
-    "ba3c": ("ba3c", DISCRETE, {"max_frames": 4_000}),
-    "ba3c-async": ("ba3c", DISCRETE, {"max_frames": 4_000, "sync.mode": "async"}),
-    "dqn": ("dqn", DISCRETE, {"max_frames": 2_000, "replay.min_size": 200}),
-    "r2d2": ("r2d2", DISCRETE, {"max_frames": 2_000, "replay.min_size": 20}),
-    "apex-dpg": ("apex-dpg", CONTINUOUS, {"max_frames": 2_000, **SMALL_DPG}),
-    "apex-dpg-td3": ("apex-dpg", CONTINUOUS, {"max_frames": 2_000, **SMALL_DPG, "learner.twin_critics": True,
-                                              "learner.tau": 0.005, "learner.target_noise": 0.2,
-                                              "learner.policy_delay": 2, "replay.sampling": "uniform",
-                                              "replay.eviction": "fifo", "net.obs_norm": True}),
-}
+
+
+def all_cases() -> dict[str, tuple[str, str, dict]]:
+    """case -> (architecture, env, overrides): each registered architecture's, from its test cases
+    (tests/cases/<package>.py), in the order of their names."""
+    from tests.cases import cases, names
+    return {case: (arch, env, overrides) for arch in names() for case, (env, overrides) in cases(arch).digests.items()}
 
 
 def run_case(name: str) -> dict:
     from distrl import config as C
     from distrl.checkpoint import latest_checkpoint, read_checkpoint, state_digest
     from distrl.training import train
-    architecture, env, overrides = CASES[name]
+    architecture, env, overrides = all_cases()[name]
     with tempfile.TemporaryDirectory() as tmp:
         cfg = C.build_config(architecture, env, overrides={**BASE, **overrides, "run_dir": str(Path(tmp) / "run")})
         summary = train(cfg, live=False)
@@ -86,14 +69,14 @@ def compare(a: Path, b: Path) -> None:
 
 
 def uncovered() -> list[str]:
-    """Registered architectures (distrl's registry) with no case here: each needs one."""
-    from distrl.architectures import PACKAGES
-    return sorted(set(PACKAGES) - {architecture for architecture, _, _ in CASES.values()})
+    """Registered architectures (distrl's registry) with no digest case: each needs one."""
+    from tests.cases import cases, names
+    return [arch for arch in names() if not cases(arch).digests]
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--cases", default=",".join(CASES))
+    p.add_argument("--cases", default="", help="comma-separated case names (default: every case)")
     p.add_argument("--compare", nargs=2, type=Path)
     p.add_argument("--out", type=Path)
     p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s)")
@@ -101,7 +84,7 @@ def main() -> None:
     if args.compare:
         return compare(*args.compare)
     if missing := uncovered():
-        p.error(f"no case for the architecture(s) {', '.join(missing)}: add one to CASES")
+        p.error(f"no digest case for the architecture(s) {', '.join(missing)}: add one to tests/cases/<package>.py")
     torch.set_num_threads(1)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
@@ -111,7 +94,7 @@ def main() -> None:
     head = results.header(command_line("bench.inline_digests"), speed=not args.no_speed_index, tree=tag,
                           torch=torch.__version__)
     cases = {}
-    for name in args.cases.split(","):
+    for name in args.cases.split(",") if args.cases else all_cases():
         cases[name] = run_case(name)
         print(name, cases[name]["frames"], cases[name]["updates"], cases[name]["roles_digest"][:16], flush=True)
     out = args.out or RESULTS / f"inline-digests-{tag}.jsonl"

@@ -30,22 +30,22 @@ def test_the_shared_store_anneals_the_rate_to_zero_over_its_updates():
 
 def test_a3c_presets_anneal_over_max_frames_and_both_stores_use_the_same_schedule():
     from distrl.architectures.a3c.wiring import A3C
-    cfg = C.build_config("a3c", "CartPole-v1", overrides={"max_frames": 1000, "actors": 2, "optim.anneal": "true"})
+    cfg = C.build_config("a3c", "CartPole-v1", overrides={"max_frames": 1000, "actors": 2, "learner.anneal": "true"})
     arch = A3C(cfg)
     assert arch.anneal_updates() == 1000 // 5  # frames / (t_max 5 x frame skip 1)
     assert arch.shard_args(0)[1]["anneal_updates"] == 200
-    assert C.build_config("a3c", "ALE/Pong-v5").optim.anneal  # the paper's preset: 50M frames / (5 x 4)
+    assert C.build_config("a3c", "ALE/Pong-v5").learner.anneal  # the paper's preset: 50M frames / (5 x 4)
     off = A3C(C.build_config("a3c", "CartPole-v1", overrides={"actors": 2}))  # a3c-cartpole: measured constant
     assert off.anneal_updates() is None
 
 
 def test_a_sampled_rate_is_drawn_from_the_seed_and_kept_in_config_json():
-    draws = [C.build_config("a3c", "CartPole-v1", overrides={"optim.lr_sample": "loguniform", "seed": s}).optim.lr
+    draws = [C.build_config("a3c", "CartPole-v1", overrides={"learner.lr_sample": "loguniform", "seed": s}).learner.lr
              for s in (1, 1, 2)]
     assert draws[0] == draws[1] != draws[2] and all(1e-4 <= d <= 1e-2 for d in draws)
-    cfg = C.build_config("a3c", "CartPole-v1", overrides={"optim.lr_sample": "loguniform", "seed": 1})
-    assert json.loads(C.dumps(cfg))["optim"]["lr"] == draws[0]  # what --resume reads back: no second draw
+    cfg = C.build_config("a3c", "CartPole-v1", overrides={"learner.lr_sample": "loguniform", "seed": 1})
+    assert json.loads(C.dumps(cfg))["learner"]["lr"] == draws[0]  # what --resume reads back: no second draw
     with pytest.raises(ConfigError, match="not both"):
-        C.build_config("a3c", "CartPole-v1", overrides={"optim.lr_sample": "loguniform", "optim.lr": "1e-3"})
+        C.build_config("a3c", "CartPole-v1", overrides={"learner.lr_sample": "loguniform", "learner.lr": "1e-3"})
     with pytest.raises(ConfigError, match="lr_sample"):
-        C.build_config("a3c", "CartPole-v1", overrides={"optim.lr_sample": "uniform"})
+        C.build_config("a3c", "CartPole-v1", overrides={"learner.lr_sample": "uniform"})

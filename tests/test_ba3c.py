@@ -79,7 +79,7 @@ def test_chief_mean_is_what_the_parameter_server_applies():
 
 def test_adam_on_shards_with_the_paper_values_equals_torch_adam(tmp_path):
     # the paper's values (the CartPole preset has 2e-3, annealed)
-    cfg = small_cfg(tmp_path, **{"ps.shards": 3, "optim.lr": 1e-3, "optim.anneal": False})
+    cfg = small_cfg(tmp_path, **{"ps.shards": 3, "learner.lr": 1e-3, "learner.anneal": False})
     arch = BA3C(cfg)
     ps = ShardedParameterServer([arch.make_shard(i) for i in range(3)])
     start = ps.pull()[0]
@@ -195,7 +195,7 @@ def test_worker_gradient_takes_batch_size_data_points_and_keeps_the_rest():
 def test_ba3c_presets_and_bad_values():
     cfg = C.build_config("ba3c", "ALE/Pong-v5")
     assert cfg.preset == "ba3c-atari" and cfg.actors == 64 and cfg.ps.shards == 4
-    assert (cfg.optim.lr, cfg.optim.eps, cfg.optim.beta1, cfg.optim.beta2) == (1e-3, 1e-8, 0.8, 0.75)
+    assert (cfg.learner.lr, cfg.learner.eps, cfg.learner.beta1, cfg.learner.beta2) == (1e-3, 1e-8, 0.8, 0.75)
     assert (cfg.worker.n_sim, cfg.worker.batch_size, cfg.sync.fraction, cfg.net.hidden) == (10, 32, 0.9, (128,))
     with pytest.raises(ConfigError, match="sync.mode"):
         C.build_config("ba3c", "CartPole-v1", overrides={"sync.mode": "semi"})

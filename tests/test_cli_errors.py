@@ -46,7 +46,7 @@ CASES = [
     (["train", "ba3c", "--env", "CartPole-v1", "--set", "sync.mode=semi"], "invalid value 'semi' for sync.mode"),
     (["train", "a3c", "--env", "Pendulum-v1", "--set", "algo=sarsa"], "algo=sarsa needs discrete actions"),
     (["train", "a3c", "--env", "CartPole-v1", "--set", "rl.reward_scale=0"], "invalid value 0.0 for rl.reward_scale"),
-    (["train", "apex", "--env", "CartPole-v1", "--set", "ray.actor_node=node-b"], "invalid value 'node-b' for ray.actor_node"),
+    (["train", "apex", "--env", "CartPole-v1", "--set", "nodes=actors=node-b"], "invalid value 'actors=node-b' for nodes"),
     (["train", "apex", "--env", "CartPole-v1", "--set", "replay.checkpoint=maybe"], "for replay.checkpoint"),
     (["train", "apex", "--env", "CartPole-v1", "--chaos", "-1", "--runtime", "ray"], "give a positive number of seconds"),
 ]

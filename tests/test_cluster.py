@@ -15,6 +15,7 @@ import pytest
 import distrl
 from bench.hosts import BIN, NET, host_files, kill_all, no_namespaces_reason, roles_in
 from bench.hosts import cluster as hosts_cluster
+from tests.cases import cases, names
 
 pytest.importorskip("ray")
 
@@ -69,7 +70,7 @@ def test_the_learner_host_dies_and_the_run_resumes_on_the_other_host_from_the_dr
     driver = cluster.distrl(
         "train", "apex", "--env", "CartPole-v1", "--runtime", "ray", "--address", cluster.address, "--actors", "2",
         "--max-frames", "14000", "--seed", "1", "--run-dir", str(run), "--quiet",
-        "--set", f"ray.actor_node={a_ip}", "--set", f"nodes=learner={a_ip},replay={a_ip}",
+        "--set", f"nodes=actors={a_ip},learner={a_ip},replay={a_ip}",
         "--set", "replay.checkpoint=true", "--set", "checkpoint_every=200", "--set", "log_every_s=0.5",
         "--set", "eval_episodes=3")
     seen = {"moved": set()}
@@ -104,25 +105,14 @@ def test_the_learner_host_dies_and_the_run_resumes_on_the_other_host_from_the_dr
     cluster.down()  # a fresh cluster: nothing of the run survives but what the head's disk holds
     cluster.up()
     resumed = _finish(cluster.distrl("train", "apex", "--resume", str(run), "--address", cluster.address,
-                                     "--max-frames", "16000", "--quiet", "--set", "nodes=", "--set", "ray.actor_node="))
+                                     "--max-frames", "16000", "--quiet", "--set", "nodes="))
     assert "resuming" in resumed and "replay: 1 shard(s) saved with it" in resumed
     after = json.loads((run / "summary.json").read_text())
     assert after["resumed_from"] and after["frames"] >= 16000 and after["updates"] > summary["updates"]
     assert host_files(cluster.hosts["b"], tmp_path) == []
 
 
-SMALL = ["--set", "eval_episodes=2", "--set", "log_every_s=1"]
-EVERY_ARCHITECTURE = {  # architecture: (env, flags); the last checkpoint is the one the end of the run writes
-    "apex": ("CartPole-v1", ["--actors", "2", "--max-frames", "3000", "--set", "replay.min_size=200"]),
-    "apex-dpg": ("Pendulum-v1", ["--actors", "2", "--max-frames", "2000", "--set", "replay.min_size=200",
-                                 "--set", "net.actor_hidden=32,32", "--set", "net.critic_hidden=32,32"]),
-    "gorila": ("CartPole-v1", ["--actors", "2", "--max-frames", "3000", "--set", "replay.min_size=200"]),
-    # the shared-memory store lives on the driver's host, where this cluster has no CPU: the sharded one
-    "a3c": ("CartPole-v1", ["--actors", "2", "--max-frames", "3000", "--set", "ps.store=sharded"]),
-    "ba3c": ("CartPole-v1", ["--actors", "2", "--max-frames", "4000"]),
-    "dqn": ("CartPole-v1", ["--max-frames", "3000", "--set", "replay.min_size=200"]),
-    "r2d2": ("CartPole-v1", ["--actors", "2", "--max-frames", "3000", "--set", "replay.min_size=50"]),
-}
+SMALL = {"eval_episodes": 2, "log_every_s": 1}
 
 
 @pytest.mark.learning(seconds=240)
@@ -131,13 +121,13 @@ def test_every_architecture_leaves_its_checkpoint_on_the_head_and_eval_plays_it(
     """Each architecture runs from the head with every role on the worker hosts; the checkpoint is on the
     head's disk, distrl.evaluate (`distrl eval`'s function) plays it there, and neither worker host holds a
     file of any run."""
-    from distrl.config import ARCHITECTURES
-    built_in = {name for name, config in ARCHITECTURES.items() if config.__module__.startswith("distrl.")}
-    assert set(EVERY_ARCHITECTURE) == built_in  # a test's own architecture (test_sixth_architecture) aside
-    for architecture, (env, flags) in EVERY_ARCHITECTURE.items():
+    for architecture in names():  # every built-in one (tests/cases/<package>.py: its cluster run)
+        env, overrides = cases(architecture).cluster
+        flags = [f for k, v in {**overrides, **SMALL}.items()  # --actors: the preset is chosen for that count
+                 for f in ((f"--{k.replace('_', '-')}", str(v)) if k in ("actors", "max_frames") else ("--set", f"{k}={v}"))]
         run = tmp_path / architecture
         _finish(cluster.distrl("train", architecture, "--env", env, "--runtime", "ray", "--address", cluster.address,
-                               "--seed", "1", "--run-dir", str(run), "--quiet", *flags, *SMALL))
+                               "--seed", "1", "--run-dir", str(run), "--quiet", *flags))
         assert list((run / "checkpoints").glob("ckpt-*.pt")), architecture
         result = distrl.evaluate(run, episodes=2)  # what `distrl eval` calls, in this process on the head's disk
         assert result["episodes"] == 2 and "/checkpoints/ckpt-" in result["checkpoint"], (architecture, result)

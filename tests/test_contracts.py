@@ -81,13 +81,13 @@ CASES = [(a, env, overrides) for a in names() for env, overrides in cases(a).con
 def test_every_wiring_has_what_its_roles_declare(architecture, env, overrides):
     wiring = make_architecture(C.build_config(architecture, env, overrides=overrides))
     for role in wiring.roles():
-        classes = [role.cls] + ([role.cls.apart] if getattr(role.cls, "apart", None) else [])
+        classes = [role.cls] + ([role.apart] if role.apart else [])
         for cls in classes:
             missing = sorted(m for m in protocol_members(parts_protocol(cls)) if not hasattr(wiring, m))
             assert not missing, f"{architecture}'s {role.name} ({cls.__name__}) needs {missing}"
 
 
-def test_no_placement_flag_reaches_the_wirings_or_the_components():
+def test_no_placement_flag_or_placement_config_reaches_the_wirings_or_the_components():
     found = []
     for folder in ("architectures", "components"):
         for path in (ROOT / folder).rglob("*.py"):
@@ -96,13 +96,18 @@ def test_no_placement_flag_reaches_the_wirings_or_the_components():
                     else node.arg if isinstance(node, ast.arg) else None
                 if name == "remote":
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                # a placement's section of the config (cfg.ray, self.cfg.inline): the placement reads it (runtime/)
+                if isinstance(node, ast.Attribute) and node.attr in ("ray", "inline") \
+                        and ast.unparse(node.value).split(".")[-1] == "cfg":
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node)}")
     assert not found, found
 
 
 def test_the_pacing_grants_whole_batches_of_the_ratio_and_holds_actors_in_its_band():
     from distrl.architectures.base import Pacing
     from distrl.replay import SampleToInsertRatio
-    pacing = Pacing(SampleToInsertRatio(3.0, 100, error_buffer=30.0), batch=64)
+    pacing = Pacing(3.0, 100, batch=64).banded(10)  # a band of 10 steps: 30 samples
+    assert pacing.limiter == SampleToInsertRatio(3.0, 100, error_buffer=30.0)
     # 3 samples per insert, batches of 64: 8 inserts allow 24 samples (no batch), 24 allow 72 (one)
     assert pacing.batches({"actors/steps": 8}) == 0
     assert pacing.batches({"actors/steps": 24}) == 1

@@ -27,7 +27,7 @@ def test_the_defaults_are_the_papers_table():
     assert (r.capacity, r.min_size, r.samples_per_insert) == (1_000_000, 50_000, 8.0)  # 32 every 4 actions
     assert (a.epsilon_final, a.epsilon_steps) == (0.1, 1_000_000) and cfg.net.dueling is False
     assert (cfg.eval_epsilon, cfg.eval_episodes, cfg.eval_max_frames) == (0.05, 30, 18_000)
-    assert cfg.inline.actor_steps == 4 and DQN(cfg).inline_updates() == 1  # an update every 4 actions
+    assert cfg.inline.actor_steps == 4 and cfg.replay.samples_per_insert / le.batch_size == 1 / 4  # an update every 4 actions
 
 
 def test_epsilon_falls_over_a_million_actions_after_the_replay_start():

@@ -59,7 +59,7 @@ def ps_learner(others=0, target_update=100, pull_every=1, outlier=None):
     net = make_q_network((4,), 2, dueling=False, hidden=(8,))
     cfg = C.build_config("gorila", "CartPole-v1").learner
     ps = ScriptedPS(net, others)
-    return ParamServerLearner(DQNLearner(net, cfg), ps, target_update=target_update, pull_every=pull_every,
+    return ParamServerLearner(DQNLearner(net, cfg, applies_gradients=False), ps, target_update=target_update, pull_every=pull_every,
                               outlier=outlier), ps
 
 
@@ -134,13 +134,13 @@ def test_actor_takes_its_epsilon_from_the_version_it_pulls():
 
 def test_config_checks_and_presets():
     cfg = C.build_config("gorila", "ALE/Pong-v5")
-    assert cfg.preset == "gorila-atari" and cfg.ps.optimizer == "adagrad" and cfg.ps.shards == 31
+    assert cfg.preset == "gorila-atari" and cfg.learner.optimizer == "adagrad" and cfg.ps.shards == 31
     assert cfg.learner.target_update == 60_000 and cfg.actor.epsilon_updates == 1_000_000
     assert cfg.learner.n_step == 1 and not cfg.learner.double_q and not cfg.net.dueling
     with pytest.raises(ConfigError, match="replay.mode"):
         C.build_config("gorila", "CartPole-v1", overrides={"replay.mode": "shared"})
-    with pytest.raises(ConfigError, match="ps.optimizer"):
-        C.build_config("gorila", "CartPole-v1", overrides={"ps.optimizer": "lamb"})
+    with pytest.raises(ConfigError, match="learner.optimizer"):
+        C.build_config("gorila", "CartPole-v1", overrides={"learner.optimizer": "lamb"})
     with pytest.raises(ConfigError, match="unknown config key 'learner.prefetch'"):
         C.build_config("gorila", "CartPole-v1", overrides={"learner.prefetch": 2})
     with pytest.raises(ConfigError, match="is for 'apex'"):

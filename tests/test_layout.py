@@ -86,3 +86,4 @@ def test_only_checkpoint_py_reads_and_writes_state_files():
     found = [hit for f in src.rglob("*.py") if f.name != "checkpoint.py" for hit in state_io(f)]
     assert not found, "\n".join(found)
     assert state_io(src / "checkpoint.py")  # the check sees the calls it looks for
+

@@ -9,10 +9,10 @@ import torch
 
 from distrl.components.workers import LearnerWorker
 from distrl.runtime.ray.placement import LEARNER_CALL_S, RayTransport
-from distrl.transport import Local
+from distrl.transport import InProcess
 
 
-class RemoteInProcess(Local):
+class RemoteInProcess(InProcess):
     """The Ray transport's learner path (a prefetching thread, the call's time bound), without Ray."""
 
     call_budget_s = RayTransport.call_budget_s
@@ -41,7 +41,7 @@ class SlowWiring:
         self.cfg = SimpleNamespace(
             run_dir=str(run_dir), torch_threads=1,
             learner=SimpleNamespace(batch_size=2, prefetch=1, prefetch_threads=1),
-            ray=SimpleNamespace(publish_every=4), replay=SimpleNamespace(checkpoint=False))
+            replay=SimpleNamespace(checkpoint=False))
 
     def make_learner(self, device):
         return SlowLearner()
@@ -69,6 +69,6 @@ def test_a_remote_learner_call_returns_after_its_time_bound_and_an_inline_one_ma
     assert LEARNER_CALL_S == 1.0
     remote.finish()  # stops its prefetching thread
 
-    inline = LearnerWorker(SlowWiring(tmp_path), 0, {"replay": []}, Local())
+    inline = LearnerWorker(SlowWiring(tmp_path), 0, {"replay": []}, InProcess())
     inline.run(7)  # 1.4 s, past the bound: in one process the bound does not apply
     assert inline.updates == 7

@@ -103,7 +103,7 @@ def test_minatar_ids_get_the_minatar_presets(arch, algo, preset):
     paper's one actor)."""
     assert C.default_preset(arch, "MinAtar/SpaceInvaders-v1", algo) == preset
     cfg = C.build_config(arch, BREAKOUT, overrides={"algo": algo} if algo else None)
-    assert cfg.preset == preset and cfg.actors == (1 if arch == "dqn" else 2)
+    assert cfg.preset == preset and cfg.actors == cases(arch).actors
     assert C.PRESETS[preset][1]  # names its source
 
 
@@ -135,12 +135,7 @@ def test_actor_sends_uint8_zero_one_frames(tmp_path):
 
 
 SMOKE = {"max_frames": 3000, "eval_episodes": 2, "log_every_s": 0.5, "checkpoint_every": 50}
-ARCHS = [
-    ("apex", {"replay.min_size": 500, "learner.batch_size": 32}),
-    ("gorila", {"replay.min_size": 500}),
-    ("a3c", {}), ("a3c", {"algo": "nstep_q"}), ("a3c", {"algo": "onestep_q"}), ("a3c", {"algo": "sarsa"}),
-    ("ba3c", {"eval_every": 0}),
-]
+ARCHS = [(a, extra) for a in names() for extra in cases(a).minatar]  # tests/cases/<package>.py
 
 
 @pytest.mark.parametrize("arch,extra", ARCHS, ids=[f"{a}-{e.get('algo', '')}" for a, e in ARCHS])

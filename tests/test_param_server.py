@@ -106,14 +106,14 @@ def test_ba3c_anneals_over_the_rounds_its_frames_make():
     assert BA3C(cfg).shard_args(0)[1]["anneal_updates"] == 3125
     async_cfg = C.build_config("ba3c", "CartPole-v1", overrides={"sync.mode": "async", "max_frames": 6400})
     assert BA3C(async_cfg).shard_args(1)[1]["anneal_updates"] == 200
-    assert "anneal_updates" not in BA3C(C.build_config("ba3c", "CartPole-v1", overrides={"optim.anneal": False})).shard_args(0)[1]
+    assert "anneal_updates" not in BA3C(C.build_config("ba3c", "CartPole-v1", overrides={"learner.anneal": False})).shard_args(0)[1]
 
 
 def test_gorila_anneals_over_the_global_updates_its_frames_make():
     """gorila-cartpole: each bundle makes 2 updates per 4 agent steps, so 160k frames give 80,000."""
     from distrl import config as C
     from distrl.architectures.gorila.wiring import Gorila
-    cfg = C.build_config("gorila", "CartPole-v1", overrides={"max_frames": 160_000, "ps.anneal": True})
+    cfg = C.build_config("gorila", "CartPole-v1", overrides={"max_frames": 160_000, "learner.anneal": True})
     assert Gorila(cfg).shard_args(1)[1]["anneal_updates"] == 80_000
     assert "anneal_updates" not in Gorila(C.build_config("gorila", "CartPole-v1")).shard_args(0)[1]
 

@@ -11,7 +11,7 @@ from distrl import config as C  # noqa: E402
 from distrl.training import train  # noqa: E402
 
 FAST = {"replay.min_size": 200, "checkpoint_every": 100, "eval_episodes": 2, "log_every_s": 0.3,
-        "bundle.updates": 1, "bundle.rounds_per_call": 10, "actor.pull_every": 8,
+        "bundle.updates": 1, "ray.rounds_per_call": 10, "actor.pull_every": 8,
         "learner.pull_every_steps": 2}
 
 

@@ -49,21 +49,21 @@ class Restarted:
 
 def test_a_restarted_replay_shard_takes_its_set_in_pieces_from_the_driver(monkeypatch):
     from distrl.components import chunks
-    from distrl.transport import Local
+    from distrl.transport import InProcess
 
     monkeypatch.setattr(chunks, "CHUNK", 100)  # many pieces for every array
     saved = _table(7)
-    first = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, ()), 0, transport=Local)
+    first = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, ()), 0, transport=InProcess)
     assert not first.needs_state()  # a new run's shard starts empty and needs nothing
     shard = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, ()), 0, transport=Restarted)
     assert shard.needs_state() and len(shard) == 0
     shard.add({"obs": np.zeros((2, 1), np.float32), "action": np.zeros(2, np.int64)})  # serves as empty meanwhile
     with pytest.raises(NotRestored):  # its set is not the run's until the driver handed it back
-        chunks.fetch(Local, shard)
-    chunks.send(Local, shard, saved.state_dict())
+        chunks.fetch(InProcess, shard)
+    chunks.send(InProcess, shard, saved.state_dict())
     shard.restore({"source": "ckpt-40"}, "ckpt-40")
     assert not shard.needs_state() and shard.restored()["path"] == "ckpt-40" and len(shard) == 7
-    fetched, whole = chunks.fetch(Local, shard), shard.state_dict()  # and back to the driver, in pieces
+    fetched, whole = chunks.fetch(InProcess, shard), shard.state_dict()  # and back to the driver, in pieces
     assert fetched.keys() == whole.keys() and all(np.array_equal(fetched[k], whole[k]) for k in whole)
     keys, batch, weights = shard.sample(64)
     expected = saved.sample(64)  # the same rng state was saved with it

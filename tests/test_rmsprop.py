@@ -92,7 +92,7 @@ def test_shared_and_sharded_a3c_stores_apply_the_same_rule(tmp_path):
     # store's "rmsprop" shards built as the A3C wiring builds them (decay 0.99, eps 0.1 from optim).
     cfg = C.build_config("a3c", "CartPole-v1", overrides={
         "run_dir": str(tmp_path / "run"), "ps.store": "sharded", "ps.shards": 3,
-        "optim.lr": 0.05, "optim.decay": 0.99, "optim.eps": 0.1})
+        "learner.lr": 0.05, "learner.decay": 0.99, "learner.eps": 0.1})
     arch = A3C(cfg)
     ps = ShardedParameterServer([arch.make_shard(i) for i in range(3)])
     params, stats = arch.initial_params().copy(), np.zeros(arch.n_params, dtype=np.float32)

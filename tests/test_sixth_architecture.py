@@ -33,7 +33,7 @@ class PlainConfig(RunConfig):
     learner: DQNLearnerConfig = field(default_factory=DQNLearnerConfig)
     replay: DQNReplayConfig = field(default_factory=DQNReplayConfig)
     net: DQNNetConfig = field(default_factory=DQNNetConfig)
-    ray: RayConfig = field(default_factory=RayConfig)
+    ray: RayConfig = field(default_factory=lambda: RayConfig(steps_per_call=4, updates_per_call=1))  # small calls
 
 
 class PlainDQN(Wiring):
@@ -44,8 +44,8 @@ class PlainDQN(Wiring):
         self.obs_shape, self.num_actions, _ = probe_discrete_env(cfg, self.architecture)
 
     def roles(self):
-        return [Role("actors", 1, ActorWorker, ("replay", "learner"), Work("steps", 4, 4)),
-                Role("learner", 1, LearnerWorker, ("replay",), Work("updates", 1, 1)),
+        return [Role("actors", 1, ActorWorker, ("replay", "learner"), Work("steps", 4)),
+                Role("learner", 1, LearnerWorker, ("replay",), Work("updates", 1)),
                 Role("replay", 1, ReplayShard), Role("evaluator", 1, EvaluatorWorker)]
 
     def may_call(self, role, totals, state):  # once the replay can sample, actors wait for a first update

@@ -43,15 +43,21 @@ def test_actor_gpus_is_refused_where_the_actors_cannot_use_it_or_the_learner_wou
     from distrl.architectures import make_architecture
     from distrl.config import build_config
     from distrl.errors import ConfigError
+    from distrl.runtime.ray.placement import check_this_machine, gpu_share
+
     cfg = build_config("apex-dpg", "Pendulum-v1", overrides={"ray.actor_gpus": "0.05"})
     with pytest.raises(ConfigError, match="apex-dpg's actors act on the CPU only"):
-        make_architecture(cfg).roles()
+        check_this_machine(make_architecture(cfg))
     cfg = build_config("r2d2", "CartPole-v1", overrides={"ray.actor_gpus": "0.05"})
     with pytest.raises(ConfigError, match="r2d2's actors act on the CPU only"):
-        make_architecture(cfg).roles()
+        check_this_machine(make_architecture(cfg))
     cfg = build_config("apex", "CartPole-v1", overrides={"ray.actor_gpus": "0.05", "actors": 4})
     with pytest.raises(ConfigError, match="needs ray.learner_gpus set to the share the actors leave \\(e.g. 0.8 on one GPU\\)"):
-        make_architecture(cfg).roles()
+        check_this_machine(make_architecture(cfg))
+    # given both, each role asks Ray for its own share; the replay and the evaluator for none
+    cfg = build_config("apex", "CartPole-v1", overrides={"ray.actor_gpus": "0.05", "ray.learner_gpus": "0.5"})
+    shares = {role.name: gpu_share(role, cfg) for role in make_architecture(cfg).roles()}
+    assert shares == {"actors": 0.05, "learner": 0.5, "replay": 0.0, "evaluator": 0.0}
 
 
 def test_an_actor_placed_on_a_device_acts_as_on_the_cpu():

@@ -14,7 +14,7 @@ from distrl.sweeps import draw, parse_sample, trial_name
 
 
 def test_loguniform_draws_are_uniform_in_log_space():
-    values = np.array(draw({"optim.lr": "loguniform(1e-4,1e-2)"}, 4000, seed=3)["optim.lr"])
+    values = np.array(draw({"learner.lr": "loguniform(1e-4,1e-2)"}, 4000, seed=3)["learner.lr"])
     assert values.min() >= 1e-4 and values.max() <= 1e-2
     assert abs(np.mean(values < 1e-3) - 0.5) < 0.03  # 1e-3 is the middle in log space (sd of the mean 0.008)
     assert abs(np.mean(values < 1e-3 * 10 ** 0.5) - 0.75) < 0.03
@@ -30,7 +30,7 @@ def test_bad_distributions_are_refused(spec):
 
 
 def test_trial_names():
-    assert trial_name({"optim.lr": 0.000412, "seed": 1}) == "optim.lr=0.000412-seed1"
+    assert trial_name({"learner.lr": 0.000412, "seed": 1}) == "learner.lr=0.000412-seed1"
     assert trial_name({"net.hidden": "64,64", "seed": 2}) == "net.hidden=64_64-seed2"
 
 

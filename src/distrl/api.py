@@ -234,7 +234,7 @@ def sweep(architecture: str, env: str, *, out: str | Path, grid: dict[str, list]
         out: the sweep's folder: OUT/sweep.json (what ran), OUT/sweep.csv (a row per trial) and OUT/sweep.png.
         grid: values to try in every combination, e.g. {"learner.lr": [1e-4, 1e-3]}.
         sample: distributions to draw `samples` values from, once each, e.g.
-            {"optim.lr": "loguniform(1e-4,1e-2)"}.
+            {"learner.lr": "loguniform(1e-4,1e-2)"}.
         samples: values drawn from each of `sample`'s distributions.
         seeds: every trial runs with each of these seeds.
         max_frames: each trial's frames (default: the preset's).

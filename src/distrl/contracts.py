@@ -100,12 +100,12 @@ class Transport(Protocol):
 
     def idle(self, seconds: float) -> None: ...
 
-    def sink(self, replay: Sink, limit: int, compress: tuple[str, ...], codec: str = "zlib",
-             shared: tuple[str, ...] = ()) -> Sink: ...
+    def sink(self, replay: Sink, compress: tuple[str, ...], codec: str = "zlib",
+             shared: tuple[str, ...] = ()) -> Sink: ...  # how many adds may be in flight is the placement's
 
     def prefetch(self, sample: Callable[[], Any], depth: int, threads: int) -> Prefetch: ...
 
-    def publisher(self, latest: Callable[[], tuple[dict[str, torch.Tensor], int]], every: int) -> Publisher: ...
+    def publisher(self, latest: Callable[[], tuple[dict[str, torch.Tensor], int]]) -> Publisher: ...  # how often: the placement's
 
     def device(self) -> str: ...  # where this process's role runs its networks ("cpu", "cuda")
 
@@ -113,10 +113,12 @@ class Transport(Protocol):
 
 
 class Placement(Protocol):
-    """Where roles live: `name` picks each role's Work size ("inline", "ray")."""
+    """Where roles live ("inline", "ray"), and how much one call of a called role asks there (runtime/calls.py)."""
 
     name: str
     transport: Any
+
+    def call_size(self, work: Any, cfg: Any) -> float: ...
 
     def check(self, roles: list, cfg: Any = None) -> None: ...
 
@@ -138,8 +140,6 @@ class ReplayParts(Protocol):
 
 class ActorParts(Protocol):
     """An actor fed by a central replay (ActorWorker: Ape-X, Ape-X DPG)."""
-
-    cfg: Any
 
     def replay_client(self, shards: list, transport: Transport) -> Sink: ...
 

@@ -29,7 +29,7 @@ def parse_sample(spec: str) -> tuple[str, float, float]:
     m = re.fullmatch(r"\s*(\w+)\(\s*([^,\s]+)\s*,\s*([^,\s]+)\s*\)\s*", spec)
     if not m or m.group(1) not in DISTRIBUTIONS:
         raise ConfigError(f"cannot read the distribution {spec!r}: give loguniform(LOW,HIGH) or uniform(LOW,HIGH), "
-                          "e.g. optim.lr=loguniform(1e-4,1e-2)")
+                          "e.g. learner.lr=loguniform(1e-4,1e-2)")
     try:
         low, high = float(m.group(2)), float(m.group(3))
     except ValueError:
@@ -52,7 +52,7 @@ def draw(sample: dict[str, str], samples: int, seed: int) -> dict[str, list[floa
 
 
 def trial_name(config: dict[str, Any]) -> str:
-    """optim.lr=0.000412,seed=1 -> 'optim.lr=0.000412-seed1': the trial's run directory."""
+    """learner.lr=0.000412,seed=1 -> 'learner.lr=0.000412-seed1': the trial's run directory."""
     parts = [f"{k}={v}" for k, v in config.items() if k != SEED] + [f"seed{config[SEED]}"]
     return re.sub(r"[^\w.=+-]", "_", "-".join(parts))
 

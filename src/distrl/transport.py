@@ -2,7 +2,7 @@
 
 A part never imports a transport: `call(target, method, *args)` starts a call, `gather(list)` waits for
 several, `wait(calls, timeout)` says which have finished, `put(value)` shares a large value once.
-`Local` calls objects in this process at once; the Ray placement passes its own (runtime/ray/)."""
+`InProcess` calls objects in this process at once; the Ray placement passes its own (runtime/ray/)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def local_gather(results: list) -> list:
     return results
 
 
-class Done:
+class Finished:
     """A local call's result, held by reference so the driver can keep it among its calls in flight."""
 
     __slots__ = ("value",)
@@ -31,7 +31,7 @@ class Done:
         self.value = value
 
 
-class Direct:
+class SampleOnDemand:
     """A sample taken when it is asked for: in one process nothing overlaps it."""
 
     def __init__(self, sample: Callable[[], Any]):
@@ -41,7 +41,7 @@ class Direct:
         """Nothing runs on its own."""
 
 
-class Fresh:
+class LatestParams:
     """A learner's current parameters at each ask: in one process they cost no transfer."""
 
     def __init__(self, latest: Callable[[], tuple[dict[str, torch.Tensor], int]]):
@@ -58,7 +58,7 @@ class Fresh:
         """Nothing to publish ahead."""
 
 
-class Local:
+class InProcess:
     """Every call runs at once in this process, so a run is deterministic for a seed: a learner call
     makes exactly its n updates, samples are taken when needed, actors see the newest parameters."""
 
@@ -68,12 +68,12 @@ class Local:
     priority_batch = 1  # a learner's priorities reach the replay after each step
 
     @staticmethod
-    def call(target: Any, method: str, *args: Any) -> Done:
-        return Done(getattr(target, method)(*args))
+    def call(target: Any, method: str, *args: Any) -> Finished:
+        return Finished(getattr(target, method)(*args))
 
     @staticmethod
     def gather(calls: list, timeout: float | None = None) -> list:
-        return [c.value if isinstance(c, Done) else c for c in calls]
+        return [c.value if isinstance(c, Finished) else c for c in calls]
 
     @staticmethod
     def wait(calls: list, timeout: float | None = None) -> list:
@@ -88,18 +88,17 @@ class Local:
         """Nothing to wait for in one process: whatever would arrive is stepped by the caller."""
 
     @staticmethod
-    def sink(replay: Any, limit: int, compress: tuple[str, ...], codec: str = "zlib",
-             shared: tuple[str, ...] = ()) -> Any:
+    def sink(replay: Any, compress: tuple[str, ...], codec: str = "zlib", shared: tuple[str, ...] = ()) -> Any:
         """The replay itself: an add is a method call, nothing travels (a table shares its stacks' frames itself)."""
         return replay
 
     @staticmethod
-    def prefetch(sample: Callable[[], Any], depth: int, threads: int) -> Direct:
-        return Direct(sample)
+    def prefetch(sample: Callable[[], Any], depth: int, threads: int) -> SampleOnDemand:
+        return SampleOnDemand(sample)
 
     @staticmethod
-    def publisher(latest: Callable[[], tuple[dict[str, torch.Tensor], int]], every: int) -> Fresh:
-        return Fresh(latest)
+    def publisher(latest: Callable[[], tuple[dict[str, torch.Tensor], int]]) -> LatestParams:
+        return LatestParams(latest)
 
     @staticmethod
     def device() -> str:

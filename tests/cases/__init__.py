@@ -1,14 +1,16 @@
 """What the tests over the registry run of each built-in architecture. Every package of
 distrl/architectures has its module here, tests/cases/<package>.py, holding its `CASES`: the
 signpost run of tests/test_learning_smoke.py, the checkpoint of tests/test_checkpoint.py, the configs
-tests/test_contracts.py checks, and its chaos run (tests/chaos/). The tests take the architectures
-from the registry, so none keeps a list of them: a new architecture is its package and its module
-here, and one registered without a module fails with the file to write."""
+tests/test_contracts.py checks, its chaos run (tests/chaos/), its runs on the test cluster
+(tests/test_cluster.py) and on MinAtar (tests/test_minatar.py), and its inline digests
+(bench/inline_digests.py). The tests take the architectures from the registry, so none keeps a list of
+them: a new architecture is its package and its module here, and one registered without a module fails
+with the file to write."""
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -29,7 +31,9 @@ class Chaos:
     # judged on the best greedy evaluation after the stateful part's restore (periodic ones), not only the
     # last: for systems whose undisturbed runs dip late, so the last one does not measure the kills
     best_evaluation: bool = False
-    long: bool = False  # 7 minutes or more on 2 cores: `make test-all` and `make test-chaos`, not CI
+    # left out of CI for its budget (`make test-all`, `make test-chaos`): 7 minutes or more on 2 cores, or the
+    # roles of a case that CI runs (DQN's and R2D2's are Ape-X's)
+    long: bool = False
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,13 @@ class Cases:
     chaos: Chaos
     contracts: tuple[tuple[str, dict], ...] = (("CartPole-v1", {}),)  # configs whose wirings are checked
     saves_rng: bool = False  # its checkpoint holds the torch RNG (its learner draws from it)
+    # bench/inline_digests.py: case -> (env, overrides), short inline runs whose digests a refactor keeps
+    digests: dict[str, tuple[str, dict]] = field(default_factory=dict)
+    actors: int = 2  # the workers of its small presets (the MinAtar ones: 2 for 2 cores; DQN its paper's one)
+    # tests/test_cluster.py: (env, overrides) of a short Ray run with every role on the worker hosts
+    cluster: tuple[str, dict] = ("CartPole-v1", {"actors": 2, "max_frames": 3000})
+    # tests/test_minatar.py: overrides of its MinAtar preset for a 3,000-frame inline run each (none: not discrete)
+    minatar: tuple[dict, ...] = ({},)
 
 
 def names() -> list[str]:

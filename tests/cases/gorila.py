@@ -10,6 +10,10 @@ CASES = Cases(
     # training return of 500 for 20k frames, then ended at 82.3), so the best greedy evaluation of the
     # run (every 8,000 global updates and at the end); a bundle kill also empties that bundle's replay,
     # hence the longer period.
-    chaos=Chaos("CartPole-v1", {"max_frames": 160_000, "ps.shards": 2, "ps.anneal": True, "eval_every": 8000},
+    chaos=Chaos("CartPole-v1", {"max_frames": 160_000, "ps.shards": 2, "learner.anneal": True, "eval_every": 8000},
                 400, 100, 30, best_evaluation=True, long=True),
+    cluster=("CartPole-v1", {"actors": 2, "max_frames": 3000, "replay.min_size": 200}),
+    minatar=({"replay.min_size": 500},),
+    digests={"gorila": ("CartPole-v1", {"max_frames": 2_000, "replay.min_size": 200}),
+             "gorila-global": ("CartPole-v1", {"max_frames": 2_000, "replay.min_size": 200, "replay.mode": "global"})},
 )

@@ -6,45 +6,47 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from distrl.architectures.common import Saveable
+from distrl.architectures.common import CheckpointIO
 from distrl.params.param_server import ShardedParameterServer
-from distrl.replay import RateLimiter
+from distrl.replay import RateLimiter, SampleToInsertRatio
 
 
 @dataclass(frozen=True)
 class Work:
-    """What a called role's `run(n, ...)` counts (`unit`: steps, updates, rounds, gradients) and the most n
-    the driver asks per call on each placement (the placement's `name`): inline, one round of the
-    paper's processes serialised; ray, enough work to amortise a round trip. A paced learner's calls are
-    cut to what the wiring's Pacing allows (inline: math.inf, the pacing alone)."""
+    """What a called role's `run(n, ...)` counts (`unit`: steps, updates, rounds, gradients), and how many
+    of them one call asks where the roles take turns in one process: `round`, one round of the paper's
+    processes serialised (None: the inline placement's own, inline.actor_steps). Where each role has a
+    process of its own the placement says how much a call asks (runtime/calls.py). A paced learner's calls
+    are cut to what the wiring's Pacing allows."""
 
     unit: str
-    inline: float
-    ray: float
+    round: float | None = None
 
 
 @dataclass(frozen=True)
 class Role:
     """`count` instances of `cls`, each built as cls(wiring, index, links, transport), where links maps
     every name in `links` to that role's instances. A role with `work` is called: the driver keeps each
-    instance busy with run(n) -> Report; any other role serves calls. The rest are placement hints:
-    `gpus` a GPU share (a learner's -1: one if the cluster has one), `threads` for a role that answers calls while
-    it runs one, `torch_threads` for the torch of a role in a process of its own (0: one per core),
-    `node` for soft affinity to a node's address. `fault` names the summary's count of its restarts
-    where the default name does not fit; a served role is counted only where it has one."""
+    instance busy with run(n) -> Report; any other role serves calls. The rest are hints a placement may
+    use: `gpu` which of its GPU shares the role can take ("learner", "actor"; "": none; on Ray,
+    ray.learner_gpus and ray.actor_gpus), `threads` for a role that answers calls while it runs one,
+    `torch_threads` for the torch of a role in a process of its own (0: one per core), `apart` the class a
+    placement builds instead where the role's callers run in processes of their own (BA3C's chief: a push
+    waits there for its round). `fault` names the summary's count of its restarts where the default name
+    does not fit; a served role is counted only where it has one."""
 
     name: str
     count: int
     cls: type
     links: tuple[str, ...] = ()
     work: Work | None = None
-    gpus: float = 0.0
+    gpu: str = ""
     threads: int = 1
     torch_threads: int = 1
-    node: str = ""
+    apart: type | None = None
     fault: str = ""
 
     @property
@@ -62,17 +64,25 @@ class Pacing:
     """One replay ratio on every placement: the driver asks it before each call of the inserting and the
     sampling role. Inserts are the inserter's agent steps (each makes a transition), samples the
     sampler's, with the batches it had to skip while its replay could not sample (so a learner that
-    waited for the replay start does not catch up in one burst), both in replay items. `limiter` (Reverb's
-    SampleToInsertRatio) holds the inserter while inserts outrun samples by more than its band; the
-    sampler's call takes whole batches up to samples_per_insert per insert so far, so in one process a
-    round of k inserts allows exactly samples_per_insert * k samples, fractions carried to the next
-    round."""
+    waited for the replay start does not catch up in one burst), both in replay items. The limiter
+    (Reverb's SampleToInsertRatio, set by `banded` with the placement's band) holds the inserter while
+    inserts outrun samples by more than its band; the sampler's call takes whole batches up to
+    samples_per_insert per insert so far, so in one process a round of k inserts allows exactly
+    samples_per_insert * k samples, fractions carried to the next round."""
 
-    limiter: RateLimiter
+    samples_per_insert: float
+    min_size: int
     batch: int
     inserter: str = "actors"
     sampler: str = "learner"
     per_step: float = 1.0  # replay items an inserter's step makes (R2D2: one sequence every `period` steps)
+    envs: int = 1  # envs an inserter steps at each step of its call
+    limiter: RateLimiter | None = None
+
+    def banded(self, steps: float) -> Pacing:
+        """This pacing with its limiter, whose band is what `steps` steps of the inserter's every env make."""
+        spi, band = self.samples_per_insert, steps * self.envs * self.per_step
+        return replace(self, limiter=SampleToInsertRatio(spi, self.min_size, error_buffer=spi * band))
 
     def counts(self, totals: dict[str, float]) -> tuple[float, float]:
         skipped = totals.get(f"{self.sampler}/skipped_updates", 0) * self.batch
@@ -92,7 +102,7 @@ class Pacing:
         return max(0, math.floor((inserts * self.limiter.samples_per_insert - samples) / self.batch + 1e-9))
 
 
-class Wiring(Saveable):
+class Wiring(CheckpointIO):
     """A wiring's side of the driver's loop; the defaults fit a role that needs nothing more."""
 
     progress_key = "learner/updates"  # the counter checkpoints and evaluations are scheduled on
@@ -121,17 +131,17 @@ class Wiring(Saveable):
         return ()
 
     @contextmanager
-    def owned(self) -> Iterator[None]:
+    def held_by_driver(self) -> Iterator[None]:
         """What the driver's own process holds while the run goes, from before the roles start to after
         they stop (A3C's shared-memory store); nothing by default."""
         yield
 
-    def owned_parts(self) -> dict[str, list]:
-        """Stateful parts that the driver's own process holds (owned()) in place of a role's instances, by
-        role name; the driver saves and restores them as it does the role's (A3C's shared-memory store)."""
+    def parts_held_by_driver(self) -> dict[str, list]:
+        """Stateful parts that the driver's own process holds (held_by_driver()) in place of a role's
+        instances, by role name; the driver saves and restores them as it does the role's (A3C's shared-memory store)."""
         return {}
 
-    def stopping(self, roles: dict[str, list], transport: Any) -> None:
+    def release_waiters(self, roles: dict[str, list], transport: Any) -> None:
         """Called once max_frames is reached, before the calls still out are collected (BA3C's chief lets
         go of workers waiting for a round no more pushes will close)."""
 

@@ -138,7 +138,7 @@ class Seeds:
 ROLE_NAMES = {"ps": "parameter shards", "learner": "learners"}
 
 
-class Saveable:
+class CheckpointIO:
     """What every wiring does with checkpoints: one format (checkpoint.py), `save` of the roles' states
     under a step, `restore` of the newest checkpoint with its instance counts checked. A wiring sets
     `architecture` and, where a role has several instances, `role_counts`."""

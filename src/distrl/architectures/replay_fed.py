@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -24,16 +25,14 @@ from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
 from distrl.components.workers import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard
+from distrl.contracts import Transport
 from distrl.envs import is_atari
-from distrl.errors import ConfigError
 from distrl.nets import make_q_network
 from distrl.nets.precision import use_bf16
-from distrl.replay import FifoRemover, MinSize, RateLimiter, ReplayTable, SampleToInsertRatio
+from distrl.replay import FifoRemover, MinSize, RateLimiter, ReplayTable
 from distrl.replay.samplers import Sampler
 from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
-
-LEARNER_CALL = 50  # updates per call of a learner on Ray at most; a slow one returns after its call budget (1 s)
 
 
 class ReplayFed(Wiring):
@@ -41,11 +40,11 @@ class ReplayFed(Wiring):
     `replay_sampler` are the subclass's."""
 
     architecture: str
-    actors_on_gpu = False  # whether its actors can run their forward pass on a share of a GPU (ray.actor_gpus)
+    actors_on_gpu = False  # whether its actors can run their forward pass on a share of a GPU (Role.gpu)
     stats_roles = ("replay",)
     fault_gauges = ("replay_waits",)
 
-    def __init__(self, cfg):
+    def __init__(self, cfg: Any):
         self.cfg = cfg
         self.obs_shape, self.num_actions, self.spaces = probe_discrete_env(cfg, self.architecture)
         user_network(cfg, self.spaces, "q")  # a user's network is checked before anything starts
@@ -69,36 +68,18 @@ class ReplayFed(Wiring):
 
     def roles(self) -> list[Role]:
         """Actors feed the replay shards and pull from the learner, which samples the shards. In one
-        process a round is inline.actor_steps steps of every actor, then the learner's batches: as many as
-        the pacing allows (`inline_updates()` a round), or one a round without a ratio. A learner with a
-        process of its own gives Atari's CNN every core, a small net one thread (Ray would give any one)."""
+        process a round is each actor's steps, then the learner's batches: as many as the pacing allows,
+        or one a round without a ratio. A learner with a process of its own gives Atari's CNN every core, a
+        small net one thread (Ray would give any one)."""
         cfg = self.cfg
-        if cfg.ray.actor_gpus > 0 and not self.actors_on_gpu:
-            raise ConfigError(f"ray.actor_gpus={cfg.ray.actor_gpus}: {self.architecture}'s actors act on the CPU only "
-                              "(Ape-X's and DQN's can use a GPU); set ray.actor_gpus=0")
-        if cfg.ray.actor_gpus > 0 and cfg.ray.learner_gpus < 0:
-            raise ConfigError(f"ray.actor_gpus={cfg.ray.actor_gpus} needs ray.learner_gpus set to the share the actors "
-                              f"leave (e.g. {max(0.0, 1 - cfg.actors * cfg.ray.actor_gpus):g} on one GPU): by default "
-                              "the learner takes a whole GPU")
         learner_threads = cfg.torch_threads or default_torch_threads(self.obs_shape)
         paced = self.pacing() is not None
-        return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"),
-                     Work("steps", cfg.inline.actor_steps, cfg.ray.steps_per_call), node=cfg.ray.actor_node,
-                     gpus=cfg.ray.actor_gpus),
-                Role("learner", 1, LearnerWorker, ("replay",),
-                     Work("updates", math.inf if paced else self.inline_updates(), LEARNER_CALL),
-                     gpus=cfg.ray.learner_gpus, threads=4, torch_threads=learner_threads),
+        return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"), Work("steps"),
+                     gpu="actor" if self.actors_on_gpu else ""),
+                Role("learner", 1, LearnerWorker, ("replay",), Work("updates", math.inf if paced else 1),
+                     gpu="learner", threads=4, torch_threads=learner_threads),
                 Role("replay", cfg.replay.shards, ReplayShard),
                 Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
-
-    def inline_updates(self) -> float:
-        """Learner batches per round in one process: replay.samples_per_insert times the round's transitions
-        (every env of every actor, inline.actor_steps steps), in batches; one a round at ratio 0."""
-        cfg = self.cfg
-        if not cfg.replay.samples_per_insert:
-            return 1
-        transitions = cfg.actors * cfg.inline.actor_steps * cfg.actor.envs_per_actor
-        return cfg.replay.samples_per_insert * transitions / cfg.learner.batch_size
 
     def replay_args(self, index: int) -> tuple:
         """ReplayTable's arguments for shard `index`."""
@@ -124,22 +105,19 @@ class ReplayFed(Wiring):
     def make_replay(self) -> ReplayTable:
         return ReplayTable(*self.replay_args(0))
 
-    def replay_client(self, shards: list, transport) -> ShardedReplay:
+    def replay_client(self, shards: list, transport: Transport) -> ShardedReplay:
         return ShardedReplay(shards, self.replay_sampler(), seed=self.seeds["replay"], call=transport.call,
                              gather=transport.gather, limiter=self.replay_limiter(),
                              priority_batch=transport.priority_batch)
 
     def pacing(self) -> Pacing | None:
         """replay.samples_per_insert held on both placements: actors wait while their inserts outrun the
-        learner's samples by more than one round of Ray actor calls (Reverb's SampleToInsertRatio), and
-        the learner takes what the ratio allows."""
+        learner's samples by more than the placement's band, and the learner takes what the ratio allows."""
         cfg, spi = self.cfg, self.cfg.replay.samples_per_insert
         if spi <= 0:
             return None
-        per_step = self.items_per_step()
-        slack = cfg.actors * cfg.ray.steps_per_call * cfg.actor.envs_per_actor * per_step
-        return Pacing(SampleToInsertRatio(spi, cfg.replay.min_size, error_buffer=spi * slack), cfg.learner.batch_size,
-                      per_step=per_step)
+        return Pacing(spi, cfg.replay.min_size, cfg.learner.batch_size, per_step=self.items_per_step(),
+                      envs=cfg.actor.envs_per_actor)
 
     def items_per_step(self) -> float:
         """Replay items an actor's env step makes: one transition."""
@@ -163,7 +141,7 @@ class ReplayFed(Wiring):
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes)
 
-    def learner_step(self, replay: ReplayTable, learner: DQNLearner, sampled=None) -> dict[str, float]:
+    def learner_step(self, replay: ReplayTable, learner: DQNLearner, sampled: Any = None) -> dict[str, float]:
         """Sample (or take a prefetched sample), train, write back priorities, trim on schedule."""
         keys, batch, weights = sampled if sampled is not None else replay.sample(self.cfg.learner.batch_size)
         metrics, priorities = learner.step(batch, weights)

@@ -140,8 +140,8 @@ class ActorLearner:
             return self.net(obs, self.state)[1][0]  # the state after the last step
         return self.target(obs).max(1).values[0]
 
-    def _loss(self, obs_list, actions, rewards, dones, next_obs_list, next_actions, logits_list, values,
-              means, variances) -> torch.Tensor:
+    def _loss(self, obs_list: list, actions: list, rewards: list, dones: list, next_obs_list: list, next_actions: list,
+              logits_list: list, values: list, means: list, variances: list) -> torch.Tensor:
         r = torch.tensor(rewards)
         d = torch.tensor(dones)
         if self.algo in ("a3c", "nstep_q"):

@@ -5,8 +5,8 @@ shards. `push` returns (the round now open, whether the gradient counted).
 In one process a push returns at once (the driver steps the workers in turn). Where workers run in
 their own processes a push waits until its round is applied, so a worker's next gradient is
 computed on that round's parameters: WaitingChief, which answers many pushes at once (an asyncio
-actor; the transport's calls are awaitable there), and which a placement that runs roles apart
-builds in Chief's place (`Chief.apart`)."""
+actor; the transport's calls are awaitable there), which the chief's role names as its `apart` class
+(architectures/base.py Role) for a placement that runs roles apart."""
 
 from __future__ import annotations
 
@@ -21,8 +21,6 @@ from distrl.params.sync_chief import SyncChief
 
 
 class Chief:
-    apart: type | None = None  # set below: WaitingChief
-
     def __init__(self, wiring: ChiefParts, index: int, links: dict[str, list], transport: Any):
         self.ps = wiring.shard_client(links["ps"], transport)
         self.chief = wiring.make_chief(round=int(self.ps.pull()[1].max()))
@@ -94,6 +92,3 @@ class WaitingChief:
 
     def pid(self) -> int:
         return os.getpid()
-
-
-Chief.apart = WaitingChief  # the variant for workers in processes of their own

@@ -41,11 +41,11 @@ class NoisyActor(NStepActor):
         self.sigma, self.random_frames = sigma, random_frames
         self.pull()
 
-    def _obs_tensor(self, obs) -> torch.Tensor:
+    def _obs_tensor(self, obs: list[np.ndarray]) -> torch.Tensor:
         return torch.as_tensor(np.stack(obs), dtype=torch.float32)
 
     @torch.no_grad()
-    def act(self, obs) -> np.ndarray:
+    def act(self, obs: list[np.ndarray]) -> np.ndarray:
         """Noisy, clipped actions for a list of observations: float32 [len(obs), action_dim]."""
         if self.frames < self.random_frames:
             return self.rng.uniform(self.low, self.high, size=(len(obs), self.low.size)).astype(np.float32)

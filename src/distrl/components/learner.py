@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from distrl.nets.precision import bf16_autocast
 from distrl.params.param_server import unflatten_into
 
 
-def make_optimizer(params, cfg: LearnerConfig) -> torch.optim.Optimizer:
+def make_optimizer(params: Iterable[torch.nn.Parameter], cfg: LearnerConfig) -> torch.optim.Optimizer:
     if cfg.optimizer == "rmsprop_centered":
         # Ape-X appendix C: centered RMSProp, decay 0.95, eps 1.5e-7, no momentum, as TensorFlow
         # defines it (eps inside the square root, mean square starting at 1).
@@ -30,12 +31,13 @@ class DQNLearner:
     the networks' hidden layers run in bfloat16 autocast (1.8x the float32 step on Pong, 1.6x on MinAtar, on a
     CPU with bf16 units: bench/dqn_learner_step.py); their output layers, the targets and the loss stay float32."""
 
-    def __init__(self, net: nn.Module, cfg: LearnerConfig, device: str = "cpu", bf16: bool = False):
+    def __init__(self, net: nn.Module, cfg: LearnerConfig, device: str = "cpu", bf16: bool = False,
+                 applies_gradients: bool = True):
         self.cfg, self.device, self.bf16 = cfg, torch.device(device), bf16
         self.online = net.to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
-        # None where a parameter server applies the gradients (Gorila's config has no optimizer).
-        self.optimizer = make_optimizer(self.online.parameters(), cfg) if hasattr(cfg, "optimizer") else None
+        # None where a parameter server applies the gradients (Gorila: its shards hold the optimizer)
+        self.optimizer = make_optimizer(self.online.parameters(), cfg) if applies_gradients else None
         self.updates = 0
         self.samples = 0
 
@@ -67,7 +69,7 @@ class DQNLearner:
         flat = torch.cat([p.grad.reshape(-1) for p in self.online.parameters()])
         return flat.cpu().numpy(), loss.item(), td.abs().cpu().numpy()
 
-    def _loss(self, batch: dict[str, np.ndarray], weights: np.ndarray):
+    def _loss(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         obs, next_obs = self._tensor(batch["obs"]), self._tensor(batch["next_obs"])
         reward, discount = self._tensor(batch["reward"]).float(), self._tensor(batch["discount"]).float()
         with bf16_autocast(self.device, self.bf16):  # the targets' own ops (argmax, gather, sums) stay float32

@@ -26,7 +26,7 @@ class R2D2Learner(DQNLearner):
     step too), prev_action, prev_reward, action, reward, discount, mask [B, L], state_h, state_c [B, H]."""
 
     def __init__(self, net: nn.Module, cfg: Any, device: str = "cpu"):
-        super().__init__(net, cfg, device)
+        super().__init__(net, cfg, device, applies_gradients=False)  # its own Adam, with the paper's epsilon
         self.optimizer = torch.optim.Adam(self.online.parameters(), lr=cfg.lr, eps=cfg.adam_eps)
 
     def step(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
@@ -46,7 +46,7 @@ class R2D2Learner(DQNLearner):
     def _time_major(self, batch: dict[str, np.ndarray], key: str) -> torch.Tensor:
         return self._tensor(batch[key]).transpose(0, 1)
 
-    def _sequence_loss(self, batch: dict[str, np.ndarray], weights: np.ndarray):
+    def _sequence_loss(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> tuple[torch.Tensor, ...]:
         burn = self.cfg.burn_in
         obs = self._time_major(batch, "obs")
         prev_action, prev_reward = self._time_major(batch, "prev_action"), self._time_major(batch, "prev_reward")

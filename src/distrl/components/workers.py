@@ -162,11 +162,10 @@ class ActorWorker:
 
     def __init__(self, wiring: ActorParts, index: int, links: dict[str, list], transport: Transport):
         replay = wiring.replay_client(links["replay"], transport)
-        sink = transport.sink(replay, wiring.cfg.ray.max_inflight_adds, wiring.compressed(), wiring.codec(),
-                              wiring.shared_frames())
+        sink = transport.sink(replay, wiring.compressed(), wiring.codec(), wiring.shared_frames())
         self.actor = wiring.make_actor(index, sink=sink, source=LearnerSource(links["learner"][0], transport))
-        if wiring.cfg.ray.actor_gpus > 0:  # Ray granted this process its share of a GPU
-            self.actor.place(transport.device())
+        if (device := transport.device()) != "cpu":  # the placement granted this process a share of a GPU
+            self.actor.place(device)
         self._deltas = Deltas(self.actor.counters())
 
     def run(self, steps: int) -> Report:
@@ -201,7 +200,7 @@ class LearnerWorker(Restorable):
         self.stager = DeviceStager(self.learner.device, wiring.image_fields())
         self._lock = threading.Lock()
         self._deltas = Deltas(self.counters())
-        self.published = transport.publisher(self.learner.latest, self.cfg.ray.publish_every)
+        self.published = transport.publisher(self.learner.latest)
 
     @property
     def updates(self) -> int:
@@ -211,8 +210,8 @@ class LearnerWorker(Restorable):
         return self.learner.latest()
 
     def params(self) -> tuple[list, int]:
-        """([parameters], version), as the transport publishes them (where actors run apart: every
-        ray.publish_every updates)."""
+        """([parameters], version), as the transport publishes them (on Ray: every ray.publish_every
+        updates)."""
         self.check_restored()
         return self.published.get()
 
@@ -353,7 +352,7 @@ class BundleWorker(WaitsForShards):
         self.local_replay, sink = None, None
         if links.get("replay"):
             replay = wiring.shared_replay_client(links["replay"], transport, index)
-            sink = transport.sink(replay, 8, wiring.compressed(), wiring.codec())
+            sink = transport.sink(replay, wiring.compressed(), wiring.codec())
         else:
             replay = self.local_replay = wiring.make_replay(index)
         self.bundle = retry(lambda: wiring.make_bundle(index, ps, replay, sink), transport, self._waited)

@@ -92,7 +92,7 @@ def build_config(architecture: str, env: str, preset: str | None = None,
                           f"{', '.join(EVAL_PROTOCOLS)}")
     for key, value in {**EVAL_PROTOCOLS.get(protocol, {}), **named}.items():
         set_value(cfg, key, value)
-    _draw_lr(cfg, overrides or {})  # a preset's own optim.lr gives way to the draw
+    _draw_lr(cfg, overrides or {})  # a preset's own learner.lr gives way to the draw
     validate(cfg)
     return cfg
 
@@ -101,20 +101,20 @@ LR_SAMPLES = {"loguniform": (1e-4, 1e-2)}  # Mnih et al. 2016: each run's rate f
 
 
 def _draw_lr(cfg: Any, overrides: dict[str, Any]) -> None:
-    """A3C's sampled learning rate, drawn once from the run's seed into optim.lr, so config.json (and
+    """A3C's sampled learning rate, drawn once from the run's seed into learner.lr, so config.json (and
     --resume) keep the value drawn."""
-    optim = getattr(cfg, "optim", None)
-    sample = getattr(optim, "lr_sample", "")
+    learner = getattr(cfg, "learner", None)
+    sample = getattr(learner, "lr_sample", "")
     if not sample:
         return
     if sample not in LR_SAMPLES:
-        raise ConfigError(f"invalid value {sample!r} for optim.lr_sample: accepted values are "
-                          f"{', '.join(LR_SAMPLES)} (or empty for a fixed optim.lr)")
-    if "optim.lr" in overrides:
-        raise ConfigError("optim.lr_sample draws optim.lr: set one of them, not both")
+        raise ConfigError(f"invalid value {sample!r} for learner.lr_sample: accepted values are "
+                          f"{', '.join(LR_SAMPLES)} (or empty for a fixed learner.lr)")
+    if "learner.lr" in overrides:
+        raise ConfigError("learner.lr_sample draws learner.lr: set one of them, not both")
     low, high = LR_SAMPLES[sample]
     rng = np.random.default_rng([cfg.seed, 0x1a])
-    optim.lr = float(np.exp(rng.uniform(np.log(low), np.log(high))))
+    learner.lr = float(np.exp(rng.uniform(np.log(low), np.log(high))))
 
 
 def _fields(obj: Any) -> dict[str, dataclasses.Field]:

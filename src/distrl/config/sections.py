@@ -118,13 +118,14 @@ class InlineConfig:
 class RayConfig:
     """How the ray runtime batches its calls (no effect inline)."""
     steps_per_call: int = ranged(100, ge=1)  # env steps an actor takes per remote call (progress is counted per call)
+    # learner updates per remote call at most; a slow learner returns sooner, after its call budget (1 s)
+    updates_per_call: int = ranged(50, ge=1)
     max_inflight_adds: int = ranged(8, ge=1)  # replay adds an actor may have in flight before it waits
     publish_every: int = ranged(10, ge=1)  # learner updates between parameter puts into the object store
     learner_gpus: float = -1         # -1: one GPU if the cluster has one, else 0
     # Each actor's share of a GPU (Ape-X, DQN): its batched forward pass runs there, the envs on its core.
     # 0: on the CPU. With one GPU the shares and learner_gpus must fit in it, e.g. 10 actors x 0.05 + 0.5.
     actor_gpus: float = ranged(0.0, ge=0, le=1)
-    actor_node: str = ""             # IP of a node to start the actors on (soft: restarted elsewhere once it is gone)
 
 
 @dataclass
@@ -178,10 +179,6 @@ class RunConfig:
         pairs = [p.partition("=") for p in self.nodes.split(",")] if self.nodes else []
         check(all(role and sep and is_ip(ip) for role, sep, ip in pairs), "nodes", self.nodes,
               "ROLE=IP pairs, comma-separated, e.g. learner=10.0.0.2,replay=10.0.0.2, or empty")
-        ray = getattr(self, "ray", None)
-        if isinstance(ray, RayConfig):
-            check(not ray.actor_node or is_ip(ray.actor_node), "ray.actor_node", ray.actor_node,
-                  "the IP address of a node of the Ray cluster, or empty")
 
     def replay_start_steps(self) -> int:
         """Agent steps before the first learner update, at the earliest: a replay-based learner waits for

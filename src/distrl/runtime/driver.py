@@ -18,12 +18,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from distrl.architectures.base import Role, Wiring
+from distrl.architectures.base import Pacing, Role, Wiring
 from distrl.checkpoint import load_replay, replay_set, state_digest
 from distrl.components import chunks
 from distrl.components.evaluator import VIDEO_DIR
 from distrl.components.monitor import Monitor
 from distrl.errors import ConfigError, NotRestored
+from distrl.runtime.calls import ray_call
 from distrl.transport import retry
 
 _DEAD = -1
@@ -73,23 +74,23 @@ class Driver:
         self.wiring, self.placement, self.transport = wiring, placement, placement.transport
         self.cfg, self.run_dir, self.monitor, self.hook, self.saved = wiring.cfg, run_dir, monitor, hook, saved
         self.roles = wiring.roles()
-        self.pacing = wiring.pacing()
+        self.pacing = self._banded(wiring.pacing())
         self.handles: dict[str, list] = {}
         self.totals: dict[str, float] = {}
-        self.state: dict[str, dict] = {}  # each role's latest reported gauges
-        self.reported: dict[str, dict[int, dict]] = {}  # ... and each instance's
+        self.gauges: dict[str, dict] = {}  # each role's latest reported gauges
+        self.instance_gauges: dict[str, dict[int, dict]] = {}  # ... and each instance's
         self.counted = [r for r in self.roles if r.called or r.fault]  # roles whose restarts the summary counts
         self.faults = {r.fault_key: 0 for r in self.counted}
         self.pids: dict[tuple[str, int], int] = {}
-        self.served: dict[str, list[dict]] = {}  # the served roles' last stats, per instance
-        self.view: dict[str, float] = {}  # the latest counters()
+        self.served_stats: dict[str, list[dict]] = {}  # the served roles' last stats, per instance
+        self.latest_counters: dict[str, float] = {}  # the latest counters()
         self.evaluations: list[dict] = []
         self.eval_call: Any = None
         self.reached: dict | None = None  # the periodic evaluation that reached stop_return
         self.deadline = math.inf  # perf_counter() at which max_seconds ends training
         self.saves_replay = bool(getattr(getattr(self.cfg, "replay", None), "checkpoint", False))
         self.stateful = (wiring.saved_role, *(("replay",) if self.saves_replay else ()))
-        self.local: dict[str, list] = {}  # the stateful parts the wiring holds in this process (owned_parts)
+        self.held: dict[str, list] = {}  # the stateful parts the wiring holds in this process (parts_held_by_driver)
         self.checks: dict[tuple[str, int], Any] = {}  # needs_state calls out, per stateful instance
         self.restores: list[dict] = []  # each restarted instance handed its state, and whether it holds it exactly
         self.last_check = 0.0
@@ -99,9 +100,9 @@ class Driver:
         data = self._newest()
         resumed_from = self._restore_progress(data)
         self.placement.check(self.roles, self.cfg)
-        with self.wiring.owned():
-            self.local = self.wiring.owned_parts()
-            for name, parts in self.local.items():
+        with self.wiring.held_by_driver():
+            self.held = self.wiring.parts_held_by_driver()
+            for name, parts in self.held.items():
                 for i, part in enumerate(parts if data else []):
                     part.load_state_dict(data["roles"][name][i])
             try:
@@ -134,7 +135,7 @@ class Driver:
 
     def _start_roles(self, data: dict | None) -> None:
         def started(role: Role) -> None:  # each stateful role has its state before a role that calls it starts
-            if data is not None and role.name in self.stateful and role.name not in self.local:
+            if data is not None and role.name in self.stateful and role.name not in self.held:
                 for i in range(role.count):
                     self._hand(role.name, i, data)
 
@@ -180,19 +181,27 @@ class Driver:
     def _call_size(self, role: Role) -> float | None:
         """How much the next call of `role` may do (its Work on this placement, within the pacing), or
         None: not now."""
-        if not self.wiring.may_call(role.name, self.totals, self.state):
+        if not self.wiring.may_call(role.name, self.totals, self.gauges):
             return None
-        n = getattr(role.work, self.placement.name)
+        n = self.placement.call_size(role.work, self.cfg)
         pacing = self.pacing
-        if pacing is not None and role.name == pacing.inserter and not pacing.may_insert(self.totals, self.state):
+        if pacing is not None and role.name == pacing.inserter and not pacing.may_insert(self.totals, self.gauges):
             return None
         if pacing is not None and role.name == pacing.sampler:
             n = min(n, pacing.batches(self.totals))
             return n if n >= 1 else None
         return n
 
+    def _banded(self, pacing: Pacing | None) -> Pacing | None:
+        """The pacing with its band: one Ray call of every inserter, on every placement, so that one seed's
+        run is paced alike in one process and on Ray."""
+        if pacing is None:
+            return None
+        inserter = next(r for r in self.roles if r.name == pacing.inserter)
+        return pacing.banded(inserter.count * ray_call(inserter.work, self.cfg))
+
     def _finish(self) -> dict[str, Any]:
-        self.wiring.stopping(self.handles, self.transport)
+        self.wiring.release_waiters(self.handles, self.transport)
         for call in list(self.pending):  # calls in flight complete and count
             role, i = self.pending.pop(call)
             self._add(role, i, call)
@@ -232,8 +241,8 @@ class Driver:
             self.totals[key] = self.totals.get(key, 0) + v
         self.monitor.add_returns(report.returns)
         self.monitor.add_watched_returns(report.watched_returns)
-        self.state.setdefault(role.name, {}).update(report.state)
-        self.reported.setdefault(role.name, {})[i] = report.state
+        self.gauges.setdefault(role.name, {}).update(report.state)
+        self.instance_gauges.setdefault(role.name, {})[i] = report.state
 
     def _count_restart(self, role: Role, i: int, pid: int | None) -> None:
         count_restart(self.pids, (role.name, i), pid, self.faults, role.fault_key)
@@ -246,7 +255,7 @@ class Driver:
         """The counter the schedule follows: a called role's total, or (Gorila's server version) one the
         wiring derives from served stats, as of the latest counters()."""
         key = self.wiring.progress_key
-        return self.totals[key] if key in self.totals else self.view.get(key, 0)
+        return self.totals[key] if key in self.totals else self.latest_counters.get(key, 0)
 
     def counters(self) -> dict[str, float]:
         """The wiring's counters from the totals, the served roles' stats and the reports; each role's restarts."""
@@ -254,14 +263,14 @@ class Driver:
             if role.name in self.wiring.stats_roles and self.handles.get(role.name):
                 try:
                     calls = [self.transport.call(h, "stats") for h in self.handles[role.name]]
-                    self.served[role.name] = self.transport.gather(calls, timeout=30)
+                    self.served_stats[role.name] = self.transport.gather(calls, timeout=30)
                 except self.transport.dead:
                     pass  # restarting: its last stats stand
         for role in self.counted:
             if (n := self.placement.restarts(self.handles.get(role.name, []))) is not None:
                 self.faults[role.fault_key] = n
-        self.view = self.wiring.counters(self.totals, self.served, self.reported)
-        return {**self.view, "actors/frames": self.frames()}
+        self.latest_counters = self.wiring.counters(self.totals, self.served_stats, self.instance_gauges)
+        return {**self.latest_counters, "actors/frames": self.frames()}
 
     def log(self) -> dict[str, float]:
         self.last_log = time.perf_counter()
@@ -328,8 +337,8 @@ class Driver:
         """Every stateful role's snapshot (and, with replay.checkpoint, the replay set, in pieces) written
         as one checkpoint under the saved role's update count."""
         name, t = self.wiring.saved_role, self.transport
-        if name in self.local:
-            snaps = [{"state": part.state_dict()} for part in self.local[name]]
+        if name in self.held:
+            snaps = [{"state": part.state_dict()} for part in self.held[name]]
         else:
             try:
                 snaps = t.gather([t.call(h, "snapshot") for h in self.handles[name]])
@@ -398,7 +407,7 @@ class Driver:
             return
         self.last_check, t = time.perf_counter(), self.transport
         for name in self.stateful:
-            for i, handle in enumerate(self.handles.get(name, []) if name not in self.local else []):
+            for i, handle in enumerate(self.handles.get(name, []) if name not in self.held else []):
                 call = self.checks.get((name, i))
                 if call is None:
                     self.checks[(name, i)] = t.call(handle, "needs_state")

@@ -9,15 +9,17 @@ from typing import Any
 
 from distrl.architectures.base import Role, Wiring
 from distrl.components.monitor import Monitor
+from distrl.runtime.calls import inline_call
 from distrl.runtime.driver import drive
-from distrl.transport import Local
+from distrl.transport import InProcess
 
 
 class InlinePlacement:
-    """Every role an object in this process, every call made at once (distrl.transport.Local)."""
+    """Every role an object in this process, every call made at once (distrl.transport.InProcess)."""
 
     name = "inline"
-    transport = Local
+    transport = InProcess
+    call_size = staticmethod(inline_call)
 
     @staticmethod
     def check(roles: list[Role], cfg: Any = None) -> None:
@@ -25,7 +27,7 @@ class InlinePlacement:
 
     @staticmethod
     def start(wiring: Wiring, role: Role, index: int, links: dict[str, list]) -> Any:
-        return role.cls(wiring, index, links, Local)
+        return role.cls(wiring, index, links, InProcess)
 
     @staticmethod
     def restarts(handles: list) -> None:

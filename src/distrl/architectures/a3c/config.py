@@ -57,7 +57,7 @@ class A3CConfig(RunConfig):
     actors: int = ranged(16, ge=1)  # actor-learners
     checkpoint_every: int = ranged(10_000, ge=1)  # global updates between checkpoints
     rl: A3CAlgoConfig = field(default_factory=A3CAlgoConfig)
-    optim: SharedRMSPropConfig = field(default_factory=SharedRMSPropConfig)
+    learner: SharedRMSPropConfig = field(default_factory=SharedRMSPropConfig)  # the actor-learners' shared RMSProp
     ps: ParamStoreConfig = field(default_factory=ParamStoreConfig)
     net: A3CNetConfig = field(default_factory=A3CNetConfig)
     ray: A3CRayConfig = field(default_factory=A3CRayConfig)

@@ -4,7 +4,7 @@ Hogwild) or the sharded parameter server (`ps.store=sharded`, RMSProp on every s
 
 Its roles: the workers (called: `run(steps, global_frames)`), the parameter shards with
 ps.store=sharded (served), and the evaluator. The shared-memory store is no role: the run's driver
-process owns it for the run's length (`owned`), and every worker attaches it by name, so workers
+process owns it for the run's length (`held_by_driver`), and every worker attaches it by name, so workers
 must share the driver's host. This module says what to create and how the parts connect; a
 placement says where.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -46,6 +46,9 @@ from distrl.params.param_server import (
     shard_counters,
     shard_slices,
 )
+
+if TYPE_CHECKING:  # imported where the store is made: only A3C's shared store needs it
+    from distrl.params.shared_memory import SharedMemoryParams
 
 
 class A3C(ShardedWiring):
@@ -88,7 +91,7 @@ class A3C(ShardedWiring):
     def roles(self) -> list[Role]:
         """In one process a round is one rollout of each worker in turn (the paper's threads, serialised)."""
         cfg = self.cfg
-        return [Role("workers", cfg.actors, ActorLearnerWorker, ("ps",), Work("steps", 1, cfg.ray.steps_per_call),
+        return [Role("workers", cfg.actors, ActorLearnerWorker, ("ps",), Work("steps", 1),
                      torch_threads=cfg.torch_threads or 1),
                 Role("ps", cfg.ps.shards if cfg.ps.store == "sharded" else 0, ShardWorker, fault="ps_restarts"),
                 Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
@@ -98,7 +101,7 @@ class A3C(ShardedWiring):
         return (int(frames),)
 
     @contextmanager
-    def owned(self) -> Iterator[None]:
+    def held_by_driver(self) -> Iterator[None]:
         """With ps.store=shared: the store, for as long as the run goes (the driver hands it the run's newest
         checkpoint, as it would a shard); then its memory is freed."""
         if self.cfg.ps.store != "shared":
@@ -113,7 +116,7 @@ class A3C(ShardedWiring):
             self.owner.unlink()
             self.owner = self.store_spec = None
 
-    def owned_parts(self) -> dict[str, list]:
+    def parts_held_by_driver(self) -> dict[str, list]:
         return {"ps": [self.owner]} if self.owner is not None else {}
 
     def store_client(self, shards: list, transport: Any) -> Any:
@@ -157,23 +160,23 @@ class A3C(ShardedWiring):
         return flatten(self.make_net())
 
     # ---- parameter stores ------------------------------------------------------------------
-    def create_shared_store(self):
+    def create_shared_store(self) -> SharedMemoryParams:
         """The owner's SharedMemoryParams (the runtime unlinks it at the end)."""
         from distrl.params.shared_memory import SharedMemoryParams
-        o = self.cfg.optim
+        o = self.cfg.learner
         return SharedMemoryParams.create(self.initial_params(), lr=o.lr, decay=o.decay, eps=o.eps,
                                          shared_stats=o.shared_stats, anneal_updates=self.anneal_updates())
 
     def anneal_updates(self) -> int | None:
         """Pushes over which the rate falls to 0: global frames / max_frames, a push counting one rollout
         of t_max agent steps (shorter rollouts at episode ends make it end a little early)."""
-        if not self.cfg.optim.anneal:
+        if not self.cfg.learner.anneal:
             return None
         return max(1, round(self.cfg.max_frames / (self.cfg.rl.t_max * self.frame_skip)))
 
     def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
         """A shard of the sharded store: the paper's RMSProp (eps inside the square root), as the shared store."""
-        o = self.cfg.optim
+        o = self.cfg.learner
         sl = shard_slices(self.n_params, self.cfg.ps.shards)[index]
         return self.initial_params()[sl], {"optimizer": "rmsprop", "lr": o.lr, "decay": o.decay, "eps": o.eps,
                                            "anneal_updates": self.anneal_updates()}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import gymnasium as gym
 import numpy as np
 
 from distrl.algos.q_learning import annealed_epsilon
@@ -48,7 +49,7 @@ class Apex(ReplayFed):
         cap = cfg.max_episode_frames if self.atari else None
         k = cfg.actor.envs_per_actor
 
-        def env_fn(j: int):
+        def env_fn(j: int) -> gym.Env:
             return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)
 
         envs = AtariVector(cfg.env, k, seed=seed * 1000, max_episode_frames=cap) if cfg.actor.vector_env else None

@@ -8,6 +8,7 @@ This module says what to create and how the parts connect; a runtime (inline, ra
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium import spaces
@@ -16,6 +17,7 @@ from torch import nn
 from distrl.architectures.apex_dpg.config import ApexDPGConfig
 from distrl.architectures.common import Seeds, set_torch_threads, user_network
 from distrl.architectures.replay_fed import ReplayFed
+from distrl.components.actor import ParameterSource, Sink
 from distrl.components.dpg_actor import NoisyActor
 from distrl.components.dpg_learner import DPGLearner
 from distrl.components.evaluator import Evaluator
@@ -109,10 +111,10 @@ class ApexDPG(ReplayFed):
                           low=self.low, high=self.high, seed=self.seeds["target_noise"], device=device,
                           fused=le.fused_adam, bf16=use_bf16(le.bf16, device))
 
-    def make_actor(self, index: int, sink, source) -> NoisyActor:
+    def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> NoisyActor:
         cfg, seed = self.cfg, self.seeds.workers[index]
 
-        def env_fn(j: int):
+        def env_fn(j: int) -> gym.Env:
             return make_env(cfg.env, "train", seed=seed * 1000 + j)
 
         return NoisyActor(env_fn, *self._actor_critic(), cfg.actor.envs_per_actor, sink=sink, source=source,

@@ -51,7 +51,7 @@ class BA3CNetConfig:
 
 @dataclass
 class BA3CRayConfig:
-    rounds_per_call: int = ranged(10, ge=1)  # gradients a worker computes per remote call (progress is counted per call)
+    rounds_per_call: int = ranged(10, ge=1)  # rounds (a gradient each) a worker takes part in per remote call (progress is counted per call)
 
 
 @dataclass
@@ -62,7 +62,7 @@ class BA3CConfig(RunConfig):
     eval_every: int = ranged(1000, ge=0, accepted="whole numbers >= 0 (0: only at the end)")  # rounds between greedy evaluations with frozen parameters (ray)
     worker: BA3CWorkerConfig = field(default_factory=BA3CWorkerConfig)
     rl: BA3CAlgoConfig = field(default_factory=BA3CAlgoConfig)
-    optim: BA3CAdamConfig = field(default_factory=BA3CAdamConfig)
+    learner: BA3CAdamConfig = field(default_factory=BA3CAdamConfig)  # Adam, applied at the parameter shards
     sync: BA3CSyncConfig = field(default_factory=BA3CSyncConfig)
     ps: BA3CPSConfig = field(default_factory=BA3CPSConfig)
     net: BA3CNetConfig = field(default_factory=BA3CNetConfig)

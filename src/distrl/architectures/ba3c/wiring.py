@@ -32,7 +32,7 @@ from distrl.architectures.common import (
     user_network,
 )
 from distrl.components.batched_worker import BatchedWorker
-from distrl.components.chief import Chief
+from distrl.components.chief import Chief, WaitingChief
 from distrl.components.evaluator import Evaluator
 from distrl.components.workers import EvaluatorWorker, GradientWorker, ShardWorker
 from distrl.envs import is_atari, make_env
@@ -61,15 +61,16 @@ class BA3C(ShardedWiring):
     # ---- roles ---------------------------------------------------------------------------
     def roles(self) -> list[Role]:
         """In one process the workers push in turn, each on the newest parameters, so none is late there;
-        where they run apart, a sync push waits for its round (the chief's `apart` variant), and one
+        where they run apart, a sync push waits for its round (the chief's `apart` class), and one
         computed on a closed round is late."""
         cfg = self.cfg
         sync = cfg.sync.mode == "sync"
         # Two threads: pid() and quick calls answer while run() waits for its round to close
         return [Role("workers", cfg.actors, GradientWorker, ("ps", "chief"),
-                     Work("gradients", 1, cfg.ray.rounds_per_call), threads=2, torch_threads=cfg.torch_threads or 1),
+                     Work("rounds", 1), threads=2, torch_threads=cfg.torch_threads or 1),
                 Role("ps", cfg.ps.shards, ShardWorker, fault="ps_restarts"),
-                Role("chief", int(sync), Chief, ("ps",), threads=max(16, 2 * cfg.actors), fault="chief_restarts"),
+                Role("chief", int(sync), Chief, ("ps",), threads=max(16, 2 * cfg.actors), apart=WaitingChief,
+                     fault="chief_restarts"),
                 Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
 
     def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
@@ -89,7 +90,7 @@ class BA3C(ShardedWiring):
         return {**round_gauges(waits, counters.get("workers/dropped_late", 0)),
                 "ps_waits": counters.get("workers/ps_waits", 0)}
 
-    def stopping(self, roles: dict[str, list], transport: Any) -> None:
+    def release_waiters(self, roles: dict[str, list], transport: Any) -> None:
         """Workers still waiting in the chief for a round stop waiting (no more pushes come)."""
         for chief in roles.get("chief", []):
             try:
@@ -107,7 +108,7 @@ class BA3C(ShardedWiring):
     def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
         """Adam on every shard with the paper's values; no staleness bound: in sync mode the chief
         already drops late gradients, and async mode applies every push, as the paper compares."""
-        cfg, o = self.cfg, self.cfg.optim
+        cfg, o = self.cfg, self.cfg.learner
         sl = shard_slices(self.n_params, cfg.ps.shards)[index]
         options = {"optimizer": "adam", "lr": o.lr, "eps": o.eps, "betas": (o.beta1, o.beta2)}
         if o.anneal:  # a shard's version counts rounds (sync) or pushes (async); a push is bs agent steps

@@ -11,6 +11,7 @@ replay start 50,000, up to 30 no-op starts, evaluation at epsilon 0.05 (the "dqn
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 
 from distrl.algos.q_learning import annealed_epsilon
@@ -42,7 +43,7 @@ class DQN(ReplayFed):
         cfg, seed = self.cfg, self.seeds.workers[index]
         k, final, anneal = cfg.actor.envs_per_actor, cfg.actor.epsilon_final, self.anneal_updates()
 
-        def env_fn(j: int):
+        def env_fn(j: int) -> gym.Env:
             return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cfg.max_episode_frames
                             if self.atari else None)
 

@@ -36,15 +36,16 @@ class GorilaLearnerConfig:
     pull_every_steps: int = ranged(1, ge=1)  # K: learner steps between parameter pulls (1 in the paper)
     outlier_k: float = ranged(3.0, gt=0)  # drop a gradient whose |loss| > running mean + k std ("several")
     outlier_warmup: int = ranged(100, ge=2)  # losses seen before the filter may drop
+    # the optimizer the parameter shards apply the learners' gradients with
+    optimizer: str = "adagrad"
+    lr: float = ranged(0.01, gt=0)  # not given in the paper: torch's AdaGrad default
+    anneal: bool = False             # lr linearly to 0 over the run's expected global updates (not in the paper)
 
 
 @dataclass
 class ParamServerConfig:
     shards: int = ranged(31, ge=1)  # N_param in the paper
-    optimizer: str = "adagrad"
-    lr: float = ranged(0.01, gt=0)  # not given in the paper: torch's AdaGrad default
     staleness_bound: int = 100       # drop a push whose shard version lags by more (-1: never; unstated in the paper)
-    anneal: bool = False             # lr linearly to 0 over the run's expected global updates (not in the paper)
 
 
 @dataclass
@@ -52,7 +53,13 @@ class BundleConfig:
     """How each bundle interleaves its actor and its learner (the same in both runtimes)."""
     actor_steps: int = ranged(4, ge=1)  # agent steps per round
     updates: int = ranged(1, ge=0)  # learner steps per round once the replay holds min_size (DQN: 1 per 4 steps)
-    rounds_per_call: int = ranged(25, ge=1)  # ray: rounds a bundle runs per remote call (progress is counted per call)
+
+
+@dataclass
+class GorilaRayConfig:
+    """How the ray runtime batches a bundle's calls (no effect inline)."""
+    rounds_per_call: int = ranged(25, ge=1)  # rounds a bundle runs per remote call (progress is counted per call)
+    max_inflight_adds: int = ranged(8, ge=1)  # global replay: adds a bundle may have in flight before it waits
 
 
 @dataclass
@@ -66,6 +73,7 @@ class GorilaConfig(RunConfig):
     ps: ParamServerConfig = field(default_factory=ParamServerConfig)
     net: NetConfig = field(default_factory=lambda: NetConfig(dueling=False))
     bundle: BundleConfig = field(default_factory=BundleConfig)
+    ray: GorilaRayConfig = field(default_factory=GorilaRayConfig)
 
     def validate(self) -> None:
         super().validate()
@@ -73,7 +81,7 @@ class GorilaConfig(RunConfig):
         a, p = self.actor, self.ps
         check(0 <= a.epsilon_end <= a.epsilon_start <= 1, "actor.epsilon_start/epsilon_end",
               (a.epsilon_start, a.epsilon_end), "numbers with 0 <= epsilon_end <= epsilon_start <= 1")
-        check(p.optimizer in OPTIMIZERS, "ps.optimizer", p.optimizer, " or ".join(OPTIMIZERS))
+        check(self.learner.optimizer in OPTIMIZERS, "learner.optimizer", self.learner.optimizer, " or ".join(OPTIMIZERS))
         check(p.staleness_bound >= -1, "ps.staleness_bound", p.staleness_bound, "whole numbers >= 0, or -1 for none")
 
     def replay_start_steps(self) -> int:

@@ -17,7 +17,7 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
         "actor.flush_size": 4,
         "replay.capacity": 100_000, "replay.min_size": 1000, "replay.compress": False,
         "learner.batch_size": 128, "learner.target_update": 256, "learner.grad_clip": 10.0,
-        "ps.shards": 2, "ps.optimizer": "adam", "ps.lr": 1e-3, "ps.staleness_bound": 20,
+        "ps.shards": 2, "learner.optimizer": "adam", "learner.lr": 1e-3, "ps.staleness_bound": 20,
         "net.hidden": (128, 128), "bundle.actor_steps": 4, "bundle.updates": 2,
     }),
     "gorila-minatar": ("Gorila on MinAtar with 2 bundles: the MinAtar paper's DQN where it fits (replay "
@@ -38,7 +38,7 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
         "replay.capacity": 100_000, "replay.min_size": 5_000, "replay.compress": False,
         "learner.batch_size": 128, "learner.n_step": 3, "learner.double_q": True, "learner.target_update": 500,
         "learner.grad_clip": 10.0,
-        "ps.shards": 2, "ps.optimizer": "adam", "ps.lr": 2.5e-4, "ps.staleness_bound": 20,
+        "ps.shards": 2, "learner.optimizer": "adam", "learner.lr": 2.5e-4, "ps.staleness_bound": 20,
         "bundle.actor_steps": 16, "bundle.updates": 1,
     }),
 }

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 
@@ -111,7 +112,7 @@ class Gorila(ShardedWiring):
         """In one process a round is one bundle round of each bundle in turn (the paper's bundles, serialised)."""
         cfg = self.cfg
         return [Role("bundles", cfg.actors, BundleWorker, ("ps", "replay"),
-                     Work("rounds", 1, cfg.bundle.rounds_per_call),
+                     Work("rounds", 1),
                      torch_threads=cfg.torch_threads or 1),
                 Role("ps", cfg.ps.shards, ShardWorker, fault="ps_restarts"),
                 Role("replay", 1 if cfg.replay.mode == "global" else 0, ReplayShard),
@@ -151,10 +152,10 @@ class Gorila(ShardedWiring):
         """A shard's initial values and its ParamShard options. A shard's version counts global updates:
         `bundle.updates` per `bundle.actor_steps` agent steps of each bundle, so annealing spans
         max_frames / (actor_steps * frame_skip) * updates of them."""
-        cfg, p = self.cfg, self.cfg.ps
-        options = {"optimizer": p.optimizer, "lr": p.lr,
+        cfg, le, p = self.cfg, self.cfg.learner, self.cfg.ps
+        options = {"optimizer": le.optimizer, "lr": le.lr,
                    "staleness_bound": None if p.staleness_bound < 0 else p.staleness_bound}
-        if p.anneal:
+        if le.anneal:
             b = cfg.bundle
             options["anneal_updates"] = max(1, round(cfg.max_frames * b.updates / (b.actor_steps * self.frame_skip)))
         return flatten(self.make_net())[self.slices[index]], options
@@ -189,7 +190,7 @@ class Gorila(ShardedWiring):
         cfg, seed = self.cfg, self.seeds.workers[index]
         cap = cfg.max_episode_frames if self.atari else None
 
-        def env_fn(j: int):
+        def env_fn(j: int) -> gym.Env:
             return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)
 
         return Actor(env_fn, self.make_net(), [cfg.actor.epsilon_start], sink=sink,
@@ -200,7 +201,7 @@ class Gorila(ShardedWiring):
 
     def make_learner(self, ps: Any, device: str = "cpu") -> ParamServerLearner:
         le = self.cfg.learner
-        return ParamServerLearner(DQNLearner(self.make_net(), le, device=device), ps,
+        return ParamServerLearner(DQNLearner(self.make_net(), le, device=device, applies_gradients=False), ps,
                                   target_update=le.target_update, pull_every=le.pull_every_steps,
                                   outlier=LossOutlierFilter(le.outlier_k, le.outlier_warmup))
 

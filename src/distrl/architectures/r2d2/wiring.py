@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import gymnasium as gym
 import torch
 
 from distrl.architectures.apex.wiring import Apex
@@ -50,7 +51,7 @@ class R2D2(Apex):
         cfg, seed, k = self.cfg, self.seeds.workers[index], self.cfg.actor.envs_per_actor
         cap = cfg.max_episode_frames if self.atari else None
 
-        def env_fn(j: int):  # unclipped rewards, and a lost life is no episode end (the paper's protocol)
+        def env_fn(j: int) -> gym.Env:  # unclipped rewards, and a lost life is no episode end (the paper's protocol)
             return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap, clip_rewards=False)
 
         le = cfg.learner
@@ -71,11 +72,3 @@ class R2D2(Apex):
     def items_per_step(self) -> float:
         """A sequence every `period` steps: the replay ratio and replay.min_size count sequences."""
         return 1.0 / self.period()
-
-    def inline_updates(self) -> float:
-        """Batches per round in one process: samples_per_insert times the round's sequences."""
-        cfg = self.cfg
-        if not cfg.replay.samples_per_insert:
-            return 1
-        sequences = cfg.actors * cfg.inline.actor_steps * cfg.actor.envs_per_actor * self.items_per_step()
-        return cfg.replay.samples_per_insert * sequences / cfg.learner.batch_size

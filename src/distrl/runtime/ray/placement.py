@@ -19,6 +19,7 @@ from distrl.architectures.base import Role, Wiring
 from distrl.components.monitor import Monitor
 from distrl.components.prefetcher import Prefetcher
 from distrl.errors import ConfigError, NotRestored
+from distrl.runtime.calls import ray_call
 from distrl.runtime.driver import drive
 from distrl.runtime.ray.clients import BoundedSink, Published
 from distrl.runtime.ray.cluster import RESTART, call, connect
@@ -34,7 +35,8 @@ ROLES_PER_CPU = 4
 class RayTransport:
     """distrl.transport's verbs over Ray actor handles and object refs, and what a role does where it runs
     apart from the others: sample ahead on threads, publish parameters ahead, bound a learner's call in
-    time, send experience without waiting."""
+    time, send experience without waiting. How far ahead is the run's Ray section's (`ray` of its config):
+    max_inflight_adds, publish_every."""
 
     # gone, restarting, not answering, or restarted and not yet handed its state by the driver
     dead: tuple[type[BaseException], ...] = (RayActorError, GetTimeoutError, NotRestored)
@@ -57,18 +59,20 @@ class RayTransport:
         ready = ray.wait(calls, num_returns=1, timeout=timeout)[0] if calls else []
         return ray.wait(calls, num_returns=len(calls), timeout=0)[0] if ready else []
 
-    @classmethod
-    def sink(cls, replay: Any, limit: int, compress: tuple[str, ...], codec: str = "zlib",
+    def __init__(self, section: Any = None):
+        self.max_inflight_adds = int(getattr(section, "max_inflight_adds", 8))  # replay adds in flight before one waits
+        self.publish_every = int(getattr(section, "publish_every", 10))  # learner updates between parameter puts
+
+    def sink(self, replay: Any, compress: tuple[str, ...], codec: str = "zlib",
              shared: tuple[str, ...] = ()) -> BoundedSink:
-        return BoundedSink(replay, cls, limit, compress, codec, shared)
+        return BoundedSink(replay, type(self), self.max_inflight_adds, compress, codec, shared)
 
     @staticmethod
     def prefetch(sample: Callable[[], Any], depth: int, threads: int) -> Prefetcher:
         return Prefetcher(sample, max(1, depth), threads=threads)
 
-    @staticmethod
-    def publisher(latest: Callable[[], tuple[dict[str, torch.Tensor], int]], every: int) -> Published:
-        return Published(latest, every)
+    def publisher(self, latest: Callable[[], tuple[dict[str, torch.Tensor], int]]) -> Published:
+        return Published(latest, self.publish_every)
 
     @staticmethod
     def device() -> str:
@@ -110,38 +114,41 @@ def named(name: str, timeout_s: float = 60.0) -> Any:
 
 class RayPlacement:
     name = "ray"
-    transport = RayTransport
+    call_size = staticmethod(ray_call)
 
-    def __init__(self) -> None:
+    def __init__(self, cfg: Any = None) -> None:
+        self.cfg = cfg
+        self.transport = RayTransport(getattr(cfg, "ray", None))
         self._classes: dict[tuple[type, int], Any] = {}
         self._run = uuid.uuid4().hex[:8]  # names unique to this run: several runs may share a cluster
         self._names: dict[int, str] = {}  # id() of each handle started -> its actor's name
 
     @staticmethod
     def check(roles: list[Role], cfg: Any = None) -> None:
-        """Before anything starts: a role `nodes` does not know, or a node address no live node has, fails first."""
+        """Before anything starts: a role `nodes` does not know, a node address no live node has, or a GPU
+        share for actors that cannot use it fails first."""
+        check_gpu_shares(roles, cfg)
         nodes = role_nodes(cfg)
         unknown = sorted(set(nodes) - {r.name for r in roles})
         if unknown:
             raise ConfigError(f"nodes={cfg.nodes!r} names {', '.join(unknown)}, not a role of {cfg.architecture} "
                               f"(its roles: {', '.join(r.name for r in roles if r.count)})")
         for role in roles:
-            node_affinity(role.node or nodes.get(role.name, ""), "ray.actor_node" if role.node else "nodes")
+            node_affinity(nodes.get(role.name, ""))
 
     def start(self, wiring: Wiring, role: Role, index: int, links: dict[str, list]) -> Any:
-        node = role.node or role_nodes(wiring.cfg).get(role.name, "")
-        options: dict[str, Any] = {"num_cpus": 1, **RESTART, **node_affinity(node)}
+        options: dict[str, Any] = {"num_cpus": 1, **RESTART, **node_affinity(role_nodes(wiring.cfg).get(role.name, ""))}
         if role.threads > 1:
             options["max_concurrency"] = role.threads  # answers calls (params, checkpoint) while it runs one
-        if role.gpus:
-            options["num_gpus"] = role.gpus if role.gpus > 0 else float(ray.cluster_resources().get("GPU", 0) >= 1)
-        cls = getattr(role.cls, "apart", None) or role.cls  # a role's own variant for callers in other processes
+        if share := gpu_share(role, wiring.cfg):
+            options["num_gpus"] = share if share > 0 else float(ray.cluster_resources().get("GPU", 0) >= 1)
+        cls = role.apart or role.cls  # here its callers run in processes of their own
         key = (cls, role.torch_threads)
         if key not in self._classes:
             self._classes[key] = ray.remote(hosted(cls, role.torch_threads))
         name = options["name"] = f"distrl-{self._run}-{role.name}-{index}"
         names = {k: [self._names[id(h)] for h in handles] for k, handles in links.items()}
-        handle = self._classes[key].options(**options).remote(wiring, index, names, RayTransport)
+        handle = self._classes[key].options(**options).remote(wiring, index, names, self.transport)
         self._names[id(handle)] = name
         return handle
 
@@ -168,7 +175,28 @@ def role_nodes(cfg: Any) -> dict[str, str]:
     return {role.strip(): ip.strip() for role, _, ip in (p.partition("=") for p in text.split(",") if p)}
 
 
-def node_affinity(node_ip: str, key: str = "ray.actor_node") -> dict:
+def gpu_share(role: Role, cfg: Any) -> float:
+    """The share of a GPU the role asks Ray for: ray.learner_gpus or ray.actor_gpus where the role can take
+    that share (Role.gpu; -1: one GPU if the cluster has one), else none."""
+    return float(getattr(getattr(cfg, "ray", None), f"{role.gpu}_gpus", 0.0)) if role.gpu else 0.0
+
+
+def check_gpu_shares(roles: list[Role], cfg: Any) -> None:
+    """ray.actor_gpus only where the actors can act on a GPU, and then with the learner's share given."""
+    ray_cfg = getattr(cfg, "ray", None)
+    actor_gpus = float(getattr(ray_cfg, "actor_gpus", 0.0))
+    if actor_gpus <= 0:
+        return
+    if not any(r.gpu == "actor" and r.count for r in roles):
+        raise ConfigError(f"ray.actor_gpus={actor_gpus:g}: {cfg.architecture}'s actors act on the CPU only "
+                          "(Ape-X's and DQN's can use a GPU); set ray.actor_gpus=0")
+    if getattr(ray_cfg, "learner_gpus", 0.0) < 0:
+        raise ConfigError(f"ray.actor_gpus={actor_gpus:g} needs ray.learner_gpus set to the share the actors "
+                          f"leave (e.g. {max(0.0, 1 - cfg.actors * actor_gpus):g} on one GPU): by default "
+                          "the learner takes a whole GPU")
+
+
+def node_affinity(node_ip: str) -> dict:
     """Soft node affinity: the role starts on the node at `node_ip`, and Ray restarts it on another
     node once that one is gone (the placement a cluster of CPU actor hosts wants)."""
     if not node_ip:
@@ -176,17 +204,17 @@ def node_affinity(node_ip: str, key: str = "ray.actor_node") -> dict:
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
     alive = {n["NodeManagerAddress"]: n["NodeID"] for n in ray.nodes() if n["Alive"]}
     if node_ip not in alive:
-        raise ConfigError(f"{key}={node_ip!r}: no live node of this Ray cluster has that address "
-                          f"(its nodes: {', '.join(sorted(alive))}); give one of those, or leave it empty")
+        raise ConfigError(f"nodes: no live node of this Ray cluster has the address {node_ip!r} "
+                          f"(its nodes: {', '.join(sorted(alive))}); give one of those")
     return {"scheduling_strategy": NodeAffinitySchedulingStrategy(alive[node_ip], soft=True)}
 
 
 @contextmanager
-def ray_placement(address: str, cpus: int) -> Iterator[RayPlacement]:
-    """Join `address` (or start a local Ray for at least `cpus` CPUs) and shut down what was started."""
-    started = connect(address, cpus)
+def ray_placement(cfg: Any, cpus: int) -> Iterator[RayPlacement]:
+    """Join cfg.address (or start a local Ray for at least `cpus` CPUs) and shut down what was started."""
+    started = connect(cfg.address, cpus)
     try:
-        yield RayPlacement()
+        yield RayPlacement(cfg)
     finally:
         if started:
             ray.shutdown()
@@ -213,7 +241,9 @@ def joins(wiring: Wiring) -> bool:
 
 
 def check_this_machine(wiring: Wiring) -> None:
-    """A local Ray's room, asked before the run writes or starts anything (a joined cluster's in run())."""
+    """The GPU shares, and a local Ray's room, asked before the run writes or starts anything (a joined
+    cluster's room in run())."""
+    check_gpu_shares(wiring.roles(), wiring.cfg)
     if not joins(wiring):
         check_room(role_processes(wiring), wiring.cfg.actors, len(os.sched_getaffinity(0)), ROLES_PER_CPU,
                    "this machine")
@@ -230,7 +260,7 @@ def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
     check_this_machine(wiring)
     processes = role_processes(wiring)
     joined = joins(wiring)
-    with ray_placement(wiring.cfg.address, processes) as placement:
+    with ray_placement(wiring.cfg, processes) as placement:
         if joined:  # each role asks Ray for a whole CPU: the excess would wait for ever
             cpus = int(ray.cluster_resources().get("CPU", 0))
             check_room(processes, wiring.cfg.actors, cpus, 1, "the Ray cluster")
