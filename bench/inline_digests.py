@@ -6,9 +6,10 @@ runtime can show "bit-identical before and after" (issue 35) by running it on bo
     python -m bench.inline_digests --compare A.jsonl B.jsonl
 
 The cases are each architecture's (tests/cases/<package>.py: `digests`), on CartPole-v1 or Pendulum-v1,
-seed 1, a few thousand frames, a checkpoint every 200 updates. The file follows bench/results.py's schema: one sitting, its header with the commit (`tree`: the short commit,
-"-dirty" when src/ had changes) and torch's version, one row per case (`--no-speed-index` skips the speed
-index, which these digests do not need). Asserts nothing; --compare prints what differs."""
+seed 1, a few thousand frames, a checkpoint every 200 updates. The file follows bench/results.py's
+schema: one sitting, its header with the commit (`tree`: the short commit, "-dirty" when src/ had
+changes) and torch's version, one row per case (`--no-speed-index` skips the speed index, which these
+digests do not need). Asserts nothing; --compare prints what differs."""
 
 from __future__ import annotations
 

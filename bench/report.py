@@ -69,6 +69,7 @@ HEADLINES: tuple[Headline, ...] = (
     _minatar("r2d2", "distrl-r2d2", "Asterix"),
     _minatar("r2d2", "distrl-r2d2-bf16", "SpaceInvaders"),  # the r2d2-minatar preset's values since 2026-11-28
     _minatar("dqn", "distrl-dqn", "Breakout"),
+    _minatar("dqn", "distrl-dqn", "Asterix"),
     _mujoco("HalfCheetah-v5", (1, 2, 3)), _mujoco("Hopper-v5", (1, 2, 3)), _mujoco("Walker2d-v5", (1,)),
     _mujoco("Ant-v5", (1,)),
 )
