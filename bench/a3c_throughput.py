@@ -4,7 +4,7 @@ the sharded parameter server, on CartPole-v1 and Pong.
 Run from the repository root: python -m bench.a3c_throughput [--seconds S] [--workers 1,2] [--shards 1,2]
                                   [--envs CartPole-v1,ALE/Pong-v5] [--quick]
 
-Each row is `distrl train a3c --runtime ray`'s wiring run by its driver (distrl.runtime.ray.run, through
+Each row is `distrl train a3c --runtime ray`'s roles run by its driver (distrl.runtime.ray.run, through
 bench/runs.py's run_on_ray): one Ray actor per worker (ActorLearnerWorker, algo a3c, one torch thread
 each), attached by name to a SharedMemoryParams that the driver owns (`ps.store=shared`), or talking to
 one Ray actor per shard (ShardWorker, `ps.store=sharded`), so the sharded figures include Ray's transport

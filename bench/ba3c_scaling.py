@@ -3,7 +3,7 @@
 Run from the repository root: python -m bench.ba3c_scaling [--workers 1,2,4] [--seconds S] [--env ID]
                                   [--gradients-per-call K] [--fraction F] [--quick]
 
-Each row is `distrl train ba3c --runtime ray`'s wiring run by its driver (distrl.runtime.ray.run, through
+Each row is `distrl train ba3c --runtime ray`'s roles run by its driver (distrl.runtime.ray.run, through
 bench/runs.py's run_on_ray): one Ray actor per parameter-server shard, one per worker (GradientWorker,
 1 torch thread each) and, in sync mode, the asyncio chief. Presets: ba3c-atari for Atari (the paper's
 setting: BA3C CNN with a 128-unit layer, n_sim 10, t_max 5, bs 32, 4 shards running Adam), ba3c-cartpole

@@ -122,7 +122,7 @@ def earlier_results(out: Path, budget_s: float, rerun: Iterable[str] = ()) -> li
     return kept
 
 
-# ---- a wiring on distrl's Ray runtime for a measured window
+# ---- an architecture on distrl's Ray runtime for a measured window
 
 class Window:
     """The driver's hook (distrl.runtime.driver.drive calls it every tick): the measured window opens once
@@ -148,8 +148,8 @@ class Window:
             self.cfg.max_frames = 0
 
 
-def run_on_ray(wiring: Any, seconds: float, warm_frames: float, counted: tuple[str, ...] = ()) -> dict:
-    """`wiring` run by distrl.runtime.ray.run (what `distrl train --runtime ray` runs: the driver, a Ray
+def run_on_ray(builder: Any, seconds: float, warm_frames: float, counted: tuple[str, ...] = ()) -> dict:
+    """`builder`'s run by distrl.runtime.ray.run (what `distrl train --runtime ray` runs: the driver, a Ray
     actor per role instance) in a scratch run directory, measured over a window of about `seconds`
     (Window); its rates over the window from the run's metrics.csv (window_rates). It joins the Ray this
     process started (distrl.runtime.ray.connect), else starts and stops one of its own."""
@@ -158,11 +158,11 @@ def run_on_ray(wiring: Any, seconds: float, warm_frames: float, counted: tuple[s
 
     with tempfile.TemporaryDirectory(prefix="distrl-bench-") as tmp:
         run_dir = Path(tmp)
-        wiring.cfg.run_dir = str(run_dir)
+        builder.cfg.run_dir = str(run_dir)
         monitor = Monitor(run_dir, live=False, tensorboard=False)
-        window = Window(wiring.cfg, monitor.wall_s, seconds, warm_frames)
+        window = Window(builder.cfg, monitor.wall_s, seconds, warm_frames)
         try:
-            result = runtime.run(wiring, run_dir, monitor, hook=window)
+            result = runtime.run(builder, run_dir, monitor, hook=window)
         finally:
             monitor.close()
         rows = metrics_rows(run_dir)

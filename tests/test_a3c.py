@@ -1,4 +1,4 @@
-"""The A3C family as distrl wirings: actor-learners over SharedMemoryParams or the sharded store,
+"""The A3C family as distrl builders: actor-learners over SharedMemoryParams or the sharded store,
 inline runs for every algorithm, resume, and bad combinations refused."""
 
 import copy
@@ -11,7 +11,7 @@ import torch
 
 from distrl import config as C
 from distrl.algos.actor_critic import a3c_loss
-from distrl.architectures.a3c.wiring import A3C
+from distrl.architectures.a3c.builder import A3C
 from distrl.cli import main
 from distrl.components.actor_learner import ActorLearner
 from distrl.errors import ConfigError
@@ -36,7 +36,7 @@ def test_every_algorithm_runs_inline_and_updates_the_store(tmp_path, algo):
     assert list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
 
 
-def test_sharded_store_runs_the_same_wiring(tmp_path):
+def test_sharded_store_runs_the_same_builder(tmp_path):
     summary = train(small_cfg(tmp_path, **{"ps.store": "sharded", "ps.shards": 2}), live=False)
     assert summary["updates"] >= 300
 

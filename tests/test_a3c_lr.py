@@ -29,11 +29,11 @@ def test_the_shared_store_anneals_the_rate_to_zero_over_its_updates():
 
 
 def test_a3c_presets_anneal_over_max_frames_and_both_stores_use_the_same_schedule():
-    from distrl.architectures.a3c.wiring import A3C
+    from distrl.architectures.a3c.builder import A3C
     cfg = C.build_config("a3c", "CartPole-v1", overrides={"max_frames": 1000, "actors": 2, "learner.anneal": "true"})
     arch = A3C(cfg)
     assert arch.anneal_updates() == 1000 // 5  # frames / (t_max 5 x frame skip 1)
-    assert arch.shard_args(0)[1]["anneal_updates"] == 200
+    assert arch.shards().shard_args(0)[1]["anneal_updates"] == 200
     assert C.build_config("a3c", "ALE/Pong-v5").learner.anneal  # the paper's preset: 50M frames / (5 x 4)
     off = A3C(C.build_config("a3c", "CartPole-v1", overrides={"actors": 2}))  # a3c-cartpole: measured constant
     assert off.anneal_updates() is None

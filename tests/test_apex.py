@@ -8,9 +8,10 @@ import pytest
 import torch
 
 from distrl import config as C
-from distrl.architectures.apex.wiring import Apex
+from distrl.architectures.apex.builder import Apex
 from distrl.checkpoint import latest_checkpoint, load_checkpoint
 from distrl.cli import main
+from distrl.components.workers import learner_step
 from distrl.training import train
 
 SMALL = {"replay.min_size": 200, "checkpoint_every": 100, "eval_episodes": 3, "log_every_s": 0.2}
@@ -138,12 +139,13 @@ def test_the_lowest_epsilon_env_has_its_own_return_column(tmp_path):
 
     monitor = Monitor(tmp_path / "m", live=False, tensorboard=False)
     (tmp_path / "m").mkdir()
-    monitor.watch(arch.watched_return)
+    watched_column = arch.topology().watched_return
+    monitor.watch(watched_column)
     first = monitor.log({})
     monitor.add_watched_returns([float(r) for r in range(1, 13)])  # the last 10: 3..12, mean 7.5
     row = monitor.log({})
     monitor.close()
-    assert first[arch.watched_return] != first[arch.watched_return] and row[arch.watched_return] == 7.5
+    assert first[watched_column] != first[watched_column] and row[watched_column] == 7.5
 
 
 def test_monitor_rows_carry_the_last_100_and_the_last_10_training_returns(tmp_path):
@@ -172,7 +174,7 @@ def test_atari_smoke_uint8_end_to_end(tmp_path):
     assert replay.nbytes() / len(replay) < 8 * 1024  # compressed stacks
     keys, batch, weights = replay.sample(8)
     assert batch["obs"].dtype.name == "uint8" and batch["obs"].shape == (8, 4, 84, 84)
-    arch.learner_step(replay, learner, (keys, batch, weights))
+    learner_step(replay, learner, (keys, batch, weights), trim_every=100)
     assert learner.updates == 1
 
 
@@ -225,7 +227,7 @@ def test_one_replay_ratio_sets_the_inline_round_with_its_fraction_carried(tmp_pa
     from distrl.runtime.inline import run
 
     def learner_round(cfg):
-        return next(r for r in Apex(cfg).roles() if r.name == "learner").work.round
+        return next(r for r in Apex(cfg).topology().roles if r.name == "learner").work.round
 
     assert learner_round(C.build_config("apex", "CartPole-v1")) == math.inf  # as many as the pacing allows
     free = C.build_config("apex", "CartPole-v1", overrides={"replay.samples_per_insert": 0})

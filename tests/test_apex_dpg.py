@@ -1,4 +1,4 @@
-"""Ape-X DPG as a wiring: the parts it swaps into Ape-X (prioritized eviction, noisy actors, the
+"""Ape-X DPG as a builder: the parts it swaps into Ape-X (prioritized eviction, noisy actors, the
 actor-critic pair as the published parameters), inline runs with resume and eval, bad envs, and a
 real Pendulum training."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from distrl import config as C
-from distrl.architectures.apex_dpg.wiring import ApexDPG
+from distrl.architectures.apex_dpg.builder import ApexDPG
 from distrl.cli import main
 from distrl.errors import ConfigError
 from distrl.replay import PrioritizedRemover
@@ -39,7 +39,7 @@ def test_discrete_env_is_refused_with_the_fix():
         ApexDPG(C.build_config("apex-dpg", "CartPole-v1"))
 
 
-def test_wiring_uses_prioritized_eviction_and_publishes_actor_and_critic(tmp_path):
+def test_builder_uses_prioritized_eviction_and_publishes_actor_and_critic(tmp_path):
     arch = ApexDPG(small_cfg(tmp_path))
     assert isinstance(arch.make_replay().remover, PrioritizedRemover)
     learner = arch.make_learner()

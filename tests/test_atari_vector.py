@@ -58,7 +58,7 @@ def test_an_apex_actor_on_the_vector_env_acts_and_sends_as_on_make_envs(tmp_path
     over make_env's games, game overs and restarts included."""
     import functools
 
-    import distrl.architectures.apex.wiring as apex
+    import distrl.architectures.apex.builder as apex
     from distrl.architectures import make_architecture
     from distrl.config import build_config
     monkeypatch.setattr(apex, "make_env", functools.partial(make_env, noop_max=0))
@@ -69,9 +69,9 @@ def test_an_apex_actor_on_the_vector_env_acts_and_sends_as_on_make_envs(tmp_path
         cfg = build_config("apex", "ALE/Breakout-v5", overrides={
             "run_dir": str(tmp_path / f"v{vector}"), "actors": 1, "actor.envs_per_actor": 2,
             "actor.vector_env": vector, "actor.flush_size": 50, "max_episode_frames": 320})
-        wiring = make_architecture(cfg)
+        builder = make_architecture(cfg)
         sink = RecordingSink()
-        actor = wiring.make_actor(0, sink, NoParameters())
+        actor = builder.make_actor(0, sink, NoParameters())
         actor.run(110)
         sent.append(sink.batches)
         assert actor.episodes >= 2

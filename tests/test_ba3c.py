@@ -11,7 +11,7 @@ import torch
 
 from distrl import config as C
 from distrl.architectures import make_architecture
-from distrl.architectures.ba3c.wiring import BA3C
+from distrl.architectures.ba3c.builder import BA3C
 from distrl.components.batched_worker import BatchedWorker
 from distrl.errors import ConfigError
 from distrl.nets import PolicyValueNet

@@ -1,6 +1,6 @@
-"""The role contracts (distrl/contracts.py): every part a role's class uses from the wiring it is built
-from is declared on the Protocol its constructor names, every wiring has what its roles declare, and no
-placement flag reaches the wirings or the components (a role asks its transport instead)."""
+"""The role contracts (distrl/contracts.py): every part a role's class uses from the parts it is built
+from is declared on the Protocol its constructor names, every role's parts have what its class declares,
+and no placement flag reaches the architectures or the components (a role asks its transport instead)."""
 
 import ast
 import inspect
@@ -12,7 +12,9 @@ import pytest
 
 from distrl import config as C
 from distrl.architectures import make_architecture
+from distrl.architectures.base import Topology
 from distrl.components import chief, workers
+from distrl.contracts import Builder
 from tests.cases import cases, names
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "distrl"
@@ -29,22 +31,22 @@ def protocol_members(proto: type) -> set[str]:
 
 
 def parts_protocol(cls: type) -> type | None:
-    """The Protocol a role's constructor takes its wiring as (None: the class takes no wiring)."""
-    if "wiring" not in inspect.signature(cls.__init__).parameters:
+    """The Protocol a role's constructor takes its parts as (None: the class takes none)."""
+    if "parts" not in inspect.signature(cls.__init__).parameters:
         return None
-    return typing.get_type_hints(cls.__init__)["wiring"]
+    return typing.get_type_hints(cls.__init__)["parts"]
 
 
-def wiring_uses(cls: type) -> set[str]:
-    """Attributes read off the wiring in the class's source: `wiring.x`, and `self.wiring.x` where it keeps it."""
+def parts_uses(cls: type) -> set[str]:
+    """Attributes read off the parts in the class's source: `parts.x`, and `self.parts.x` where it keeps them."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
     used = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
             base = node.value
-            if isinstance(base, ast.Name) and base.id == "wiring":
+            if isinstance(base, ast.Name) and base.id == "parts":
                 used.add(node.attr)
-            elif isinstance(base, ast.Attribute) and base.attr == "wiring" and isinstance(base.value, ast.Name) \
+            elif isinstance(base, ast.Attribute) and base.attr == "parts" and isinstance(base.value, ast.Name) \
                     and base.value.id == "self":
                 used.add(node.attr)
     return used
@@ -60,34 +62,43 @@ def test_every_part_a_role_uses_is_declared_on_its_protocol():
     assert {c.__name__ for c in classes} >= {"ActorWorker", "LearnerWorker", "ReplayShard", "ShardWorker",
                                              "BundleWorker", "ActorLearnerWorker", "GradientWorker",
                                              "EvaluatorWorker", "Chief", "WaitingChief"}
-    undeclared = {c.__name__: sorted(wiring_uses(c) - protocol_members(parts_protocol(c))) for c in classes}
+    undeclared = {c.__name__: sorted(parts_uses(c) - protocol_members(parts_protocol(c))) for c in classes}
     assert not any(undeclared.values()), undeclared
 
 
 def test_the_check_sees_an_undeclared_part():
     class Probe:
-        def __init__(self, wiring: workers.EvaluatorParts):
-            self.wiring = wiring
-            wiring.make_evaluator()
-            self.wiring.make_learner("cpu")
+        def __init__(self, parts: workers.EvaluatorParts):
+            self.parts = parts
+            parts.make_evaluator()
+            self.parts.make_learner("cpu")
 
-    assert wiring_uses(Probe) - protocol_members(parts_protocol(Probe)) == {"make_learner"}
+    assert parts_uses(Probe) - protocol_members(parts_protocol(Probe)) == {"make_learner"}
 
 
 CASES = [(a, env, overrides) for a in names() for env, overrides in cases(a).contracts]
 
 
 @pytest.mark.parametrize("architecture,env,overrides", CASES, ids=lambda x: str(x) if isinstance(x, str) else "")
-def test_every_wiring_has_what_its_roles_declare(architecture, env, overrides):
-    wiring = make_architecture(C.build_config(architecture, env, overrides=overrides))
-    for role in wiring.roles():
+def test_every_roles_parts_have_what_its_class_declares(architecture, env, overrides):
+    topology = make_architecture(C.build_config(architecture, env, overrides=overrides)).topology()
+    for role in topology.roles:
         classes = [role.cls] + ([role.apart] if role.apart else [])
         for cls in classes:
-            missing = sorted(m for m in protocol_members(parts_protocol(cls)) if not hasattr(wiring, m))
+            missing = sorted(m for m in protocol_members(parts_protocol(cls)) if not hasattr(role.parts, m))
             assert not missing, f"{architecture}'s {role.name} ({cls.__name__}) needs {missing}"
 
 
-def test_no_placement_flag_or_placement_config_reaches_the_wirings_or_the_components():
+@pytest.mark.parametrize("architecture,env,overrides", CASES, ids=lambda x: str(x) if isinstance(x, str) else "")
+def test_every_builder_has_what_the_builder_protocol_declares(architecture, env, overrides):
+    builder = make_architecture(C.build_config(architecture, env, overrides=overrides))
+    missing = sorted(m for m in protocol_members(Builder) if not hasattr(builder, m))
+    assert not missing, f"{architecture}'s builder lacks {missing}"
+    topology = builder.topology()
+    assert isinstance(topology, Topology) and all(role.parts is not None for role in topology.roles)
+
+
+def test_no_placement_flag_or_placement_config_reaches_the_architectures_or_the_components():
     found = []
     for folder in ("architectures", "components"):
         for path in (ROOT / folder).rglob("*.py"):

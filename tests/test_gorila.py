@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from distrl import config as C
-from distrl.architectures.gorila.wiring import Gorila
+from distrl.architectures.gorila.builder import Gorila
 from distrl.cli import main
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
 from distrl.errors import CheckpointError, ConfigError
@@ -193,7 +193,7 @@ def test_checkpoint_with_other_shard_count_is_refused(tmp_path):
     train(small_cfg(tmp_path, frames=600), live=False)
     cfg = small_cfg(tmp_path, frames=600, **{"ps.shards": 3})
     with pytest.raises(CheckpointError, match="ps.shards=2"):
-        Gorila(cfg).restore(tmp_path / "run")
+        Gorila(cfg).topology().checkpoints.restore(tmp_path / "run")
 
 
 def test_eval_command_reads_the_shards(tmp_path, capsys):

@@ -1,7 +1,7 @@
 """The code's shape: no module reaches into another's underscore names (src, tests and bench alike),
 so what one module keeps private can change without breaking another; the import contracts of
 pyproject.toml hold (layers, Ray only in runtime/, no cycles); ruff's pyflakes, isort and bugbear
-rules pass."""
+rules pass; mypy passes (every module checked, architectures/, components/ and runtime/ strictly)."""
 
 import ast
 import subprocess
@@ -58,6 +58,13 @@ def test_import_contracts_hold():
 def test_ruff_passes():
     proc = subprocess.run([tool("ruff"), "check", "--no-cache", "."], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+
+
+def test_mypy_passes():
+    """pyproject.toml's [tool.mypy]: the builders, the roles and the placements are checked against the
+    Protocols of contracts.py, and every function there is typed."""
+    proc = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0 and "Success" in proc.stdout, proc.stdout[-4000:] + proc.stderr[-2000:]
 
 
 def test_named_seeds_keep_the_layout_runs_were_seeded_with():

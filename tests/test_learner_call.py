@@ -20,6 +20,8 @@ class RemoteInProcess(InProcess):
 
 
 class SlowLearner:
+    """Each update takes 0.2 s: 50 of them would take 10 s."""
+
     device = torch.device("cpu")
 
     def __init__(self):
@@ -31,44 +33,32 @@ class SlowLearner:
     def counters(self):
         return {"updates": self.updates}
 
-
-class SlowWiring:
-    """Each update takes 0.2 s: 50 of them would take 10 s."""
-
-    obs_shape = (4,)
-
-    def __init__(self, run_dir):
-        self.cfg = SimpleNamespace(
-            run_dir=str(run_dir), torch_threads=1,
-            learner=SimpleNamespace(batch_size=2, prefetch=1, prefetch_threads=1),
-            replay=SimpleNamespace(checkpoint=False))
-
-    def make_learner(self, device):
-        return SlowLearner()
-
-    def replay_client(self, shards, transport):
-        return SimpleNamespace(can_sample=lambda n: True, sample=lambda n: "batch")
-
-    def image_fields(self):
-        return ()
-
-    def restore(self, run_dir, required):
-        return None
-
-    def learner_step(self, replay, learner, sampled):
-        assert sampled == "batch"
+    def step(self, batch, weights):
+        assert batch == "batch"
         time.sleep(0.2)
-        learner.updates += 1
+        self.updates += 1
+        return {}, None
 
 
-def test_a_remote_learner_call_returns_after_its_time_bound_and_an_inline_one_makes_every_update(tmp_path):
-    remote = LearnerWorker(SlowWiring(tmp_path), 0, {"replay": []}, RemoteInProcess())
+class SlowReplay:
+    def client(self, shards, transport):
+        return SimpleNamespace(can_sample=lambda n: True, sample=lambda n: ("keys", "batch", "weights"),
+                               update_priorities=lambda keys, priorities: None)
+
+
+def slow_parts():
+    return SimpleNamespace(replay=SlowReplay(), make_learner=lambda device: SlowLearner(), batch_size=2, prefetch=1,
+                           prefetch_threads=1, trim_every=100, image_fields=())
+
+
+def test_a_remote_learner_call_returns_after_its_time_bound_and_an_inline_one_makes_every_update():
+    remote = LearnerWorker(slow_parts(), 0, {"replay": []}, RemoteInProcess())
     remote.run(50)  # the first call finds the replay ready and trains
     # 1 s at 0.2 s an update: about 5, and far fewer than the 50 asked
     assert 1 <= remote.updates <= 15, remote.updates
     assert LEARNER_CALL_S == 1.0
     remote.finish()  # stops its prefetching thread
 
-    inline = LearnerWorker(SlowWiring(tmp_path), 0, {"replay": []}, InProcess())
+    inline = LearnerWorker(slow_parts(), 0, {"replay": []}, InProcess())
     inline.run(7)  # 1.4 s, past the bound: in one process the bound does not apply
     assert inline.updates == 7

@@ -12,8 +12,9 @@ import torch.nn.functional as F
 pytest.importorskip("minatar")  # in the test extra; a user's checkout without it skips this module
 
 from distrl import config as C  # noqa: E402
-from distrl.architectures.apex.wiring import Apex  # noqa: E402
+from distrl.architectures.apex.builder import Apex  # noqa: E402
 from distrl.cli import main  # noqa: E402
+from distrl.components.workers import learner_step  # noqa: E402
 from distrl.envs import make_env  # noqa: E402
 from distrl.errors import ConfigError  # noqa: E402
 from distrl.nets import MinAtarCNN, PolicyValueNet, image_kind, make_q_network  # noqa: E402
@@ -127,7 +128,7 @@ def test_actor_sends_uint8_zero_one_frames(tmp_path):
     for field in ("obs", "next_obs"):
         assert batch[field].dtype == np.uint8 and batch[field].shape == (16, 4, 10, 10)
         assert batch[field].max() == 1 and set(np.unique(batch[field])) <= {0, 1}
-    arch.learner_step(replay, learner, (keys, batch, weights))
+    learner_step(replay, learner, (keys, batch, weights), trim_every=100)
     assert learner.updates == 1
 
 

@@ -56,10 +56,10 @@ def test_the_learner_updates_one_shared_norm_and_publishes_it(tmp_path):
 
 def test_obs_norm_from_the_config_and_its_error_with_a_users_networks():
     from distrl import config as C
-    from distrl.architectures.apex_dpg.wiring import ApexDPG
+    from distrl.architectures.apex_dpg.builder import ApexDPG
     from distrl.errors import ConfigError
-    wiring = ApexDPG(C.build_config("apex-dpg", "Pendulum-v1", overrides={"net.obs_norm": True}))
-    net = wiring.make_net()
+    builder = ApexDPG(C.build_config("apex-dpg", "Pendulum-v1", overrides={"net.obs_norm": True}))
+    net = builder.make_net()
     assert isinstance(net["actor"].obs_norm, ObsNorm) and net["actor"].obs_norm is net["critic"].obs_norm
     plain = ApexDPG(C.build_config("apex-dpg", "Pendulum-v1")).make_net()
     assert set(plain.state_dict()) == set(net.state_dict()) - {f"{n}.obs_norm.{b}" for n in ("actor", "critic")

@@ -23,7 +23,7 @@ def test_a3c_q_methods_use_the_a3c_network_on_atari():
     """Mnih et al. 2016 use one network for all four methods: conv 16 8x8/4, conv 32 4x4/2, 256 units
     (4*64*16+16 + 16*16*32+32 + 2592*256+256 = 4,112 + 8,224 + 663,808), then a linear Q head of 6."""
     from distrl import config as C
-    from distrl.architectures.a3c.wiring import A3C
+    from distrl.architectures.a3c.builder import A3C
     for algo in ("onestep_q", "sarsa", "nstep_q"):
         net = A3C(C.build_config("a3c", "ALE/Pong-v5", overrides={"algo": algo, "actors": 2})).make_net()
         assert count(net) == 4_112 + 8_224 + 663_808 + 256 * 6 + 6

@@ -101,21 +101,21 @@ def test_annealed_learning_rate_falls_linearly_to_zero():
 def test_ba3c_anneals_over_the_rounds_its_frames_make():
     """ba3c-cartpole: 200k frames / (2 workers (0.9 of 2) x bs 32) = 3,125 rounds."""
     from distrl import config as C
-    from distrl.architectures.ba3c.wiring import BA3C
+    from distrl.architectures.ba3c.builder import BA3C
     cfg = C.build_config("ba3c", "CartPole-v1")
-    assert BA3C(cfg).shard_args(0)[1]["anneal_updates"] == 3125
+    assert BA3C(cfg).shards().shard_args(0)[1]["anneal_updates"] == 3125
     async_cfg = C.build_config("ba3c", "CartPole-v1", overrides={"sync.mode": "async", "max_frames": 6400})
-    assert BA3C(async_cfg).shard_args(1)[1]["anneal_updates"] == 200
-    assert "anneal_updates" not in BA3C(C.build_config("ba3c", "CartPole-v1", overrides={"learner.anneal": False})).shard_args(0)[1]
+    assert BA3C(async_cfg).shards().shard_args(1)[1]["anneal_updates"] == 200
+    assert "anneal_updates" not in BA3C(C.build_config("ba3c", "CartPole-v1", overrides={"learner.anneal": False})).shards().shard_args(0)[1]
 
 
 def test_gorila_anneals_over_the_global_updates_its_frames_make():
     """gorila-cartpole: each bundle makes 2 updates per 4 agent steps, so 160k frames give 80,000."""
     from distrl import config as C
-    from distrl.architectures.gorila.wiring import Gorila
+    from distrl.architectures.gorila.builder import Gorila
     cfg = C.build_config("gorila", "CartPole-v1", overrides={"max_frames": 160_000, "learner.anneal": True})
-    assert Gorila(cfg).shard_args(1)[1]["anneal_updates"] == 80_000
-    assert "anneal_updates" not in Gorila(C.build_config("gorila", "CartPole-v1")).shard_args(0)[1]
+    assert Gorila(cfg).shards().shard_args(1)[1]["anneal_updates"] == 80_000
+    assert "anneal_updates" not in Gorila(C.build_config("gorila", "CartPole-v1")).shards().shard_args(0)[1]
 
 
 def test_updates_is_the_global_count_across_shards():

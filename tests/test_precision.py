@@ -3,10 +3,10 @@
 import pytest
 
 from distrl import config as C
-from distrl.architectures.apex.wiring import Apex
-from distrl.architectures.apex_dpg.wiring import ApexDPG
-from distrl.architectures.dqn.wiring import DQN
-from distrl.architectures.r2d2.wiring import R2D2
+from distrl.architectures.apex.builder import Apex
+from distrl.architectures.apex_dpg.builder import ApexDPG
+from distrl.architectures.dqn.builder import DQN
+from distrl.architectures.r2d2.builder import R2D2
 from distrl.nets import precision
 from distrl.nets.precision import has_bf16_units, use_bf16
 
@@ -42,7 +42,7 @@ def test_bf16_is_used_only_where_asked_and_supported_and_a_refusal_says_why(cpui
     assert not use_bf16(True, "cpu", cpuinfo(WITHOUT)) and capsys.readouterr().err == ""  # said once
 
 
-def test_the_wirings_resolve_learner_bf16_against_this_machine(tmp_path):
+def test_the_builders_resolve_learner_bf16_against_this_machine(tmp_path):
     here = has_bf16_units("cpu")
     dpg = ApexDPG(C.build_config("apex-dpg", "Pendulum-v1", overrides={
         "learner.bf16": True, "run_dir": str(tmp_path / "dpg"), "net.actor_hidden": (8, 8), "net.critic_hidden": (8, 8)}))
@@ -51,5 +51,5 @@ def test_the_wirings_resolve_learner_bf16_against_this_machine(tmp_path):
     learner = r2d2.make_learner()
     assert learner.cfg.bf16 is here and r2d2.cfg.learner.bf16  # the run's config keeps what was asked
     for arch, cls in (("apex", Apex), ("dqn", DQN)):  # the DQN learner's, from its own config
-        wiring = cls(C.build_config(arch, "CartPole-v1", overrides={"learner.bf16": True, "run_dir": str(tmp_path / arch)}))
-        assert wiring.make_learner().bf16 is here
+        builder = cls(C.build_config(arch, "CartPole-v1", overrides={"learner.bf16": True, "run_dir": str(tmp_path / arch)}))
+        assert builder.make_learner().bf16 is here

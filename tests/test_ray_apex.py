@@ -21,8 +21,8 @@ FAST = {"replay.min_size": 300, "checkpoint_every": 200, "eval_episodes": 2, "lo
 pytestmark = pytest.mark.usefixtures("local_ray")
 
 
-def shard_wiring(args):
-    """What a ReplayShard asks of its wiring: `args()` builds the table's arguments in the shard's process
+def shard_parts(args):
+    """What a ReplayShard is built from: `args()` builds the table's arguments in the shard's process
     (Ray hands arrays built elsewhere over read-only); a lambda, so Ray ships it by value."""
     return SimpleNamespace(cfg=SimpleNamespace(run_dir=None, replay=SimpleNamespace(checkpoint=False)),
                            replay_args=lambda index: args())
@@ -69,7 +69,7 @@ def test_actors_deflate_atari_stacks_and_the_replay_files_the_bytes():
     BoundedSink(Wire(), RayTransport, 2, frames).add(batch)
     assert all(isinstance(sent[0][k], Packed) for k in frames) and sent[0]["action"] is batch["action"]
 
-    shard = ray.remote(ReplayShard).remote(shard_wiring(lambda: (100, PrioritizedSampler(), FifoRemover(), 0, frames)))
+    shard = ray.remote(ReplayShard).remote(shard_parts(lambda: (100, PrioritizedSampler(), FifoRemover(), 0, frames)))
     sink = BoundedSink(ShardedReplay([shard], PrioritizedSampler(), call=call, gather=ray.get), RayTransport, 0, frames)
     sink.add(batch, np.ones(10))
     _, out, _ = ray.get(shard.sample.remote(64))
@@ -83,7 +83,7 @@ def test_actors_deflate_atari_stacks_and_the_replay_files_the_bytes():
     assert isinstance(sent[0]["frames"], Packed) and len(sent[0]["frames"].blobs) == 40
     assert sent[0]["obs"].shape == (10, 4) and sent[0]["obs"].dtype == np.int32
     shard = ray.remote(ReplayShard).remote(
-        shard_wiring(lambda: (100, PrioritizedSampler(), FifoRemover(), 0, frames, None, "zlib", frames)))
+        shard_parts(lambda: (100, PrioritizedSampler(), FifoRemover(), 0, frames, None, "zlib", frames)))
     sink = BoundedSink(ShardedReplay([shard], PrioritizedSampler(), call=call, gather=ray.get), RayTransport, 0,
                        frames, "zlib", frames)
     sink.add(batch, np.ones(10))
@@ -228,7 +228,7 @@ def test_apex_dpg_runs_on_the_same_driver(tmp_path):
     """Ape-X DPG through run_apex: prioritized-eviction shards, the actor-critic pair published."""
     cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={
         "runtime": "ray", "actors": 2, "max_frames": 1500, "seed": 1, "replay.min_size": 200,
-        "replay.samples_per_insert": 4.0,  # the preset's 64 would make this wiring check 2,600 updates (70 s)
+        "replay.samples_per_insert": 4.0,  # the preset's 64 would make this check 2,600 updates (70 s)
         "eval_episodes": 1, "log_every_s": 0.3, "learner.batch_size": 32, "net.actor_hidden": (16, 16),
         "net.critic_hidden": (16, 16), "run_dir": str(tmp_path / "run")})
     summary = train(cfg, live=False)
@@ -269,12 +269,12 @@ def test_killed_replay_with_replay_checkpoint_reloads_its_saved_set(tmp_path, tr
 
 def test_a_replay_shard_actor_trims_past_capacity():
     """Ray hands arrays built in another process over read-only: the FIFO remover, built in the shard's
-    own process from the wiring, must still trim there."""
+    own process from its parts, must still trim there."""
     import numpy as np
 
     from distrl.components.workers import ReplayShard
     from distrl.replay import FifoRemover, PrioritizedSampler
-    shard = ray.remote(ReplayShard).remote(shard_wiring(lambda: (100, PrioritizedSampler(0.6, 0.4), FifoRemover(), 0, ())))
+    shard = ray.remote(ReplayShard).remote(shard_parts(lambda: (100, PrioritizedSampler(0.6, 0.4), FifoRemover(), 0, ())))
     for i in range(3):
         batch = {"obs": np.full((50, 4), i, np.float32), "action": np.zeros(50, np.int64)}
         ray.get(shard.add.remote(batch, np.ones(50)))

@@ -10,7 +10,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from distrl import config as C  # noqa: E402
-from distrl.architectures.ba3c.wiring import BA3C  # noqa: E402
+from distrl.architectures.ba3c.builder import BA3C  # noqa: E402
 from distrl.training import train  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("local_ray")
@@ -31,8 +31,8 @@ def straggler(tmp_path, fraction, slow_gradients=3, delay_s=1.0, fast_calls=None
     from distrl.runtime.ray.placement import RayPlacement
     arch = BA3C(cfg_for(tmp_path, **{"sync.fraction": fraction, "ps.shards": 1}))
     arch.delays = [0.0, delay_s]
-    roles = [r for r in arch.roles() if r.name != "evaluator"]
-    handles = start_roles(arch, RayPlacement(), roles)
+    roles = [r for r in arch.topology().roles if r.name != "evaluator"]
+    handles = start_roles(RayPlacement(), roles)
     workers, chief = handles["workers"], handles["chief"][0]
     try:
         slow = workers[1].run.remote(slow_gradients)

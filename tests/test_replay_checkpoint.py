@@ -29,8 +29,8 @@ def test_only_the_newest_checkpoints_replay_set_is_kept_and_loaded(tmp_path):
     assert len(load_table(replay_set(tmp_path)[0])) == 7
 
 
-class ShardWiring:
-    """What a ReplayShard asks of its wiring: the table's arguments."""
+class TableArgs:
+    """What a ReplayShard is built from: the table's arguments."""
 
     def __init__(self, *args):
         self.args = args
@@ -53,9 +53,9 @@ def test_a_restarted_replay_shard_takes_its_set_in_pieces_from_the_driver(monkey
 
     monkeypatch.setattr(chunks, "CHUNK", 100)  # many pieces for every array
     saved = _table(7)
-    first = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, ()), 0, transport=InProcess)
+    first = ReplayShard(TableArgs(1000, PrioritizedSampler(0.6, 0.4), None, 99, ()), 0, transport=InProcess)
     assert not first.needs_state()  # a new run's shard starts empty and needs nothing
-    shard = ReplayShard(ShardWiring(1000, PrioritizedSampler(0.6, 0.4), None, 99, ()), 0, transport=Restarted)
+    shard = ReplayShard(TableArgs(1000, PrioritizedSampler(0.6, 0.4), None, 99, ()), 0, transport=Restarted)
     assert shard.needs_state() and len(shard) == 0
     shard.add({"obs": np.zeros((2, 1), np.float32), "action": np.zeros(2, np.int64)})  # serves as empty meanwhile
     with pytest.raises(NotRestored):  # its set is not the run's until the driver handed it back

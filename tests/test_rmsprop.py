@@ -9,7 +9,7 @@ import torch
 
 from distrl import config as C
 from distrl.algos.rmsprop import RMSProp
-from distrl.architectures.a3c.wiring import A3C
+from distrl.architectures.a3c.builder import A3C
 from distrl.components.learner import make_optimizer
 from distrl.params.param_server import ShardedParameterServer, local_shards
 from distrl.params.shared_memory import rmsprop_step
@@ -89,7 +89,7 @@ def test_ape_x_learner_uses_the_tensorflow_rule():
 
 def test_shared_and_sharded_a3c_stores_apply_the_same_rule(tmp_path):
     # Both of A3C's stores, on the same 4 gradients: the shared store's numpy step and the sharded
-    # store's "rmsprop" shards built as the A3C wiring builds them (decay 0.99, eps 0.1 from optim).
+    # store's "rmsprop" shards built as the A3C builder builds them (decay 0.99, eps 0.1 from optim).
     cfg = C.build_config("a3c", "CartPole-v1", overrides={
         "run_dir": str(tmp_path / "run"), "ps.store": "sharded", "ps.shards": 3,
         "learner.lr": 0.05, "learner.decay": 0.99, "learner.eps": 0.1})

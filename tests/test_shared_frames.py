@@ -132,7 +132,8 @@ def test_apex_with_shared_frames_samples_what_it_samples_without_in_a_fraction_o
     batch for the same draw, in a seventh of the frames: about a sixth of the bytes raw; compressed, where
     a blob's own overhead weighs more, under half."""
     from distrl import config as C
-    from distrl.architectures.apex.wiring import Apex
+    from distrl.architectures.apex.builder import Apex
+    from distrl.components.workers import learner_step
 
     def filled(share: bool):
         cfg = C.build_config("apex", "ALE/Pong-v5", overrides={
@@ -155,5 +156,5 @@ def test_apex_with_shared_frames_samples_what_it_samples_without_in_a_fraction_o
     for name in b1:
         np.testing.assert_array_equal(b1[name], b2[name])
     assert shared.nbytes() < plain.nbytes() / (5 if not compress else 2)
-    arch.learner_step(shared, learner, (k2, b2, w2))
+    learner_step(shared, learner, (k2, b2, w2), trim_every=100)
     assert learner.updates == 1

@@ -1,6 +1,6 @@
-"""A new architecture is one wiring and its config, registered by name: a toy plain DQN (one actor, a
-uniform replay, one learner) written on the base Wiring and the shared roles, with its own config,
-trained by `distrl.train` in this process and on Ray unchanged."""
+"""A new architecture is one builder and its config, registered by name: a toy plain DQN (one actor, a
+uniform replay, one learner) built from the shared roles and their parts, with its own config and one hook
+of its own, trained by `distrl.train` in this process and on Ray unchanged."""
 
 import json
 import subprocess
@@ -13,9 +13,10 @@ import torch
 
 import distrl
 from distrl.architectures import register_architecture
-from distrl.architectures.base import Role, Wiring, Work
-from distrl.architectures.common import probe_discrete_env
+from distrl.architectures.base import Evaluation, Hooks, Role, Topology, Work
+from distrl.architectures.common import Checkpoints, probe_discrete_env
 from distrl.architectures.dqn.config import DQNLearnerConfig, DQNNetConfig, DQNReplayConfig
+from distrl.architectures.replay_fed import ActorFeed, LearnerFeed, ReplaySpec
 from distrl.components.actor import Actor
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner
@@ -23,8 +24,7 @@ from distrl.components.workers import ActorWorker, EvaluatorWorker, LearnerWorke
 from distrl.config import RayConfig, RunConfig
 from distrl.envs import make_env
 from distrl.nets import make_q_network
-from distrl.replay import FifoRemover, MinSize, UniformSampler
-from distrl.replay.sharded import ShardedReplay
+from distrl.replay import UniformSampler
 
 
 @dataclass
@@ -36,31 +36,30 @@ class PlainConfig(RunConfig):
     ray: RayConfig = field(default_factory=lambda: RayConfig(steps_per_call=4, updates_per_call=1))  # small calls
 
 
-class PlainDQN(Wiring):
-    architecture, stats_roles = "plain-dqn", ("replay",)
-
-    def __init__(self, cfg):
-        self.cfg = cfg
-        self.obs_shape, self.num_actions, _ = probe_discrete_env(cfg, self.architecture)
-
-    def roles(self):
-        return [Role("actors", 1, ActorWorker, ("replay", "learner"), Work("steps", 4)),
-                Role("learner", 1, LearnerWorker, ("replay",), Work("updates", 1)),
-                Role("replay", 1, ReplayShard), Role("evaluator", 1, EvaluatorWorker)]
-
+class FirstUpdateFirst(Hooks):
     def may_call(self, role, totals, state):  # once the replay can sample, actors wait for a first update
         return role != "actors" or totals.get("actors/transitions_sent", 0) < 200 or totals.get("learner/updates", 0) > 0
+
+
+class PlainDQN:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.obs_shape, self.num_actions, _ = probe_discrete_env(cfg, "plain-dqn")
+
+    def topology(self):
+        replay, le = ReplaySpec(10_000, UniformSampler, seed=0, min_size=200), self.cfg.learner
+        learner = LearnerFeed(replay, self.make_learner, le.batch_size, le.prefetch, le.prefetch_threads, trim_every=100)
+        return Topology((Role("actors", 1, ActorWorker, ("replay", "learner"), Work("steps", 4),
+                              parts=ActorFeed(replay, self.make_actor)),
+                         Role("learner", 1, LearnerWorker, ("replay",), Work("updates", 1), parts=learner),
+                         Role("replay", 1, ReplayShard, parts=replay),
+                         Role("evaluator", 1, EvaluatorWorker, parts=Evaluation(self.make_evaluator))),
+                        Checkpoints("plain-dqn", self.cfg.env, self.make_net), stats_roles=("replay",),
+                        hooks=FirstUpdateFirst())
 
     def make_net(self):
         torch.manual_seed(0)
         return make_q_network(self.obs_shape, self.num_actions, dueling=False, hidden=(64,))
-
-    def replay_args(self, index):  # ReplayTable's arguments
-        return 10_000, UniformSampler(), FifoRemover(), 0, (), MinSize(200)
-
-    def replay_client(self, shards, transport):
-        return ShardedReplay(shards, UniformSampler(), seed=0, call=transport.call, gather=transport.gather,
-                             limiter=MinSize(200))
 
     def make_actor(self, index, sink, source):
         return Actor(lambda j: make_env(self.cfg.env, "train", seed=j), self.make_net(), [0.1], sink=sink,
@@ -68,9 +67,6 @@ class PlainDQN(Wiring):
 
     def make_learner(self, device="cpu"):
         return DQNLearner(self.make_net(), self.cfg.learner, device=device)
-
-    def learner_step(self, replay, learner, sampled):  # sampled: (keys, batch, weights); uniform: no priorities
-        return learner.step(*sampled[1:])[0]
 
     def make_evaluator(self, episodes=None):
         return Evaluator(self.cfg.env, self.make_net(), episodes=episodes or 2, epsilon=0.0, seed=1)

@@ -56,7 +56,7 @@ def test_actor_gpus_is_refused_where_the_actors_cannot_use_it_or_the_learner_wou
         check_this_machine(make_architecture(cfg))
     # given both, each role asks Ray for its own share; the replay and the evaluator for none
     cfg = build_config("apex", "CartPole-v1", overrides={"ray.actor_gpus": "0.05", "ray.learner_gpus": "0.5"})
-    shares = {role.name: gpu_share(role, cfg) for role in make_architecture(cfg).roles()}
+    shares = {role.name: gpu_share(role, cfg) for role in make_architecture(cfg).topology().roles}
     assert shares == {"actors": 0.05, "learner": 0.5, "replay": 0.0, "evaluator": 0.0}
 
 

@@ -216,7 +216,7 @@ def test_apex_dpg_eviction_and_uniform_sampling_from_the_config(eviction):
     drops mostly the lowest priorities (batch 1, priority 1e-3 against 1 for the others). Sampling is
     uniform: weights all 1, and under FIFO the two kept batches are drawn equally, priorities aside."""
     from distrl import config as C
-    from distrl.architectures.apex_dpg.wiring import ApexDPG
+    from distrl.architectures.apex_dpg.builder import ApexDPG
     cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={
         "replay.capacity": 100, "replay.min_size": 10, "replay.eviction": eviction, "replay.sampling": "uniform",
         "seed": 1})
@@ -237,7 +237,7 @@ def test_apex_dpg_eviction_and_uniform_sampling_from_the_config(eviction):
 
 def test_a_critic_action_layer_past_the_hidden_layers_is_one_clear_error():
     from distrl import config as C
-    from distrl.architectures.apex_dpg.wiring import ApexDPG
+    from distrl.architectures.apex_dpg.builder import ApexDPG
     from distrl.errors import ConfigError
     cfg = C.build_config("apex-dpg", "Pendulum-v1", overrides={"net.critic_action_layer": 2})
     with pytest.raises(ConfigError, match="critic_action_layer=2 names no hidden layer of net.critic_hidden=\\(400, 300\\)"):

@@ -25,5 +25,5 @@ def test_only_atari_stacks_get_a_thread_per_core(obs_shape, threads):
 ])
 def test_the_learner_role_on_ray_gets_the_rule_or_the_configured_count(arch, env, torch_threads, learner_threads):
     cfg = build_config(arch, env, overrides={"torch_threads": torch_threads})
-    roles = {role.name: role for role in make_architecture(cfg).roles()}
+    roles = {role.name: role for role in make_architecture(cfg).topology().roles}
     assert roles["learner"].torch_threads == learner_threads

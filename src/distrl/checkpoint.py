@@ -85,14 +85,17 @@ def _atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
 
 
 def save_checkpoint(run_dir: Path, step: int, roles: dict[str, list[Any]], meta: dict[str, Any], *,
-                    counters: dict[str, int] | None = None, returns: list[float] | None = None,
+                    counters: dict[str, float] | None = None, returns: list[float] | None = None,
                     rng: torch.Tensor | None = None, replay: Mapping[int, Mapping[str, np.ndarray]] | None = None,
                     keep: int = 3) -> Path:
     """Write checkpoints/ckpt-<step>.pt atomically and keep the newest `keep` files. `replay` (shard index ->
     its table's arrays) is written first, so a checkpoint that exists has its whole replay set."""
     folder = checkpoint_dir(run_dir)
     for shard, arrays in (replay or {}).items():
-        _atomic_write(replay_path(run_dir, step, shard), lambda f, a=arrays: np.savez_compressed(f, **a))
+        def write(f: IO[bytes], a: Mapping[str, Any] = arrays) -> None:
+            np.savez_compressed(f, **a)
+
+        _atomic_write(replay_path(run_dir, step, shard), write)
     path = folder / f"ckpt-{step:010d}.pt"
     payload = {"meta": {**meta, "format": FORMAT, "step": step}, "roles": {k: list(v) for k, v in roles.items()},
                "counters": {k: int(v) for k, v in (counters or {}).items()},
@@ -138,7 +141,9 @@ def replay_path(run_dir: Path, step: int, shard: int) -> Path:
 
 
 def checkpoint_step(path: Path) -> int:
-    return int(_NAME.match(Path(path).name).group(1))
+    match = _NAME.match(Path(path).name)
+    assert match is not None  # a path list_checkpoints found
+    return int(match.group(1))
 
 
 def replay_set(run_dir: Path) -> dict[int, Path]:

@@ -7,6 +7,7 @@ import re
 import signal
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from distrl import __version__
 from distrl import config as C
@@ -16,7 +17,7 @@ EXIT_USER_ERROR = 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse prints usage + message; we print one line
+    def error(self, message: str) -> NoReturn:  # argparse prints usage + message; we print one line
         raise DistrlError(f"{message} (see `{self.prog} --help`)")
 
 

@@ -1,16 +1,17 @@
 """The contracts between the driver, the placements and the roles of a run, in one file.
 
-A wiring (architectures/) declares its roles; a placement (runtime/) starts them and gives each a
-transport; a role's class (components/workers.py) is built from the parts it needs, each of which a
-Protocol below declares. The driver calls `Worker.run`; the roles reach one another only through the
-transport. These live here, not in architectures/base.py, because the roles (a layer below the
-wirings) are typed against them."""
+An architecture's builder (architectures/) declares its roles in its Topology, each with its parts; a
+placement (runtime/) starts them and gives each a transport; a role's class (components/workers.py) is
+built from those parts, which a Protocol below declares. The driver calls `Worker.run`; the roles reach
+one another only through the transport. These live here, not in architectures/base.py, because the roles
+(a layer below the builders) are typed against them."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -32,7 +33,7 @@ class Report:
 
 
 class Worker(Protocol):
-    """A called role: the driver keeps it busy with `run(n, *wiring.call_args(...))`, and calls `finish`
+    """A called role: the driver keeps it busy with `run(n, *hooks.call_args(...))`, and calls `finish`
     once at the end (what it holds goes out; its envs close)."""
 
     def run(self, n: float, *args: Any) -> Report: ...
@@ -122,14 +123,30 @@ class Placement(Protocol):
 
     def check(self, roles: list, cfg: Any = None) -> None: ...
 
-    def start(self, wiring: Any, role: Any, index: int, links: dict[str, list]) -> Any: ...
+    def start(self, role: Any, index: int, links: dict[str, list]) -> Any: ...
 
     def restarts(self, handles: list) -> int | None: ...
 
     def stop(self, handles: list) -> None: ...
 
 
-# ---- the parts each role's class builds itself from -------------------------------------------------
+# ---- an architecture, and the parts each role's class builds itself from ------------------------------
+
+
+class Builder(Protocol):
+    """An architecture (architectures/<name>/builder.py), built from its config: the run as data for the
+    driver (`topology()`: architectures/base.py's Topology), and what `distrl eval` and `export` build."""
+
+    cfg: Any
+
+    def topology(self) -> Any: ...
+
+    def make_net(self) -> torch.nn.Module: ...
+
+    def make_evaluator(self, episodes: int | None = None) -> Any: ...
+
+    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]: ...
+
 
 
 class ReplayParts(Protocol):
@@ -138,41 +155,48 @@ class ReplayParts(Protocol):
     def replay_args(self, index: int) -> tuple: ...
 
 
+class ReplayClientParts(ReplayParts, Protocol):
+    """A replay seen from the roles that feed and sample it: what its items compress and share, and the
+    client that reaches its shards (architectures/replay_fed.py's ReplaySpec)."""
+
+    compressed: tuple[str, ...]
+    codec: str
+    shared: tuple[str, ...]
+
+    def client(self, shards: list, transport: Transport) -> Any: ...
+
+
 class ActorParts(Protocol):
-    """An actor fed by a central replay (ActorWorker: Ape-X, Ape-X DPG)."""
+    """An actor fed by a central replay (ActorWorker: DQN, Ape-X, Ape-X DPG, R2D2)."""
 
-    def replay_client(self, shards: list, transport: Transport) -> Sink: ...
+    @property
+    def replay(self) -> ReplayClientParts: ...
 
-    def compressed(self) -> tuple[str, ...]: ...
-
-    def codec(self) -> str: ...
-
-    def shared_frames(self) -> tuple[str, ...]: ...
-
-    def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> Any: ...
+    @property
+    def make_actor(self) -> Callable[[int, Sink, ParameterSource], Any]: ...
 
 
 class LearnerParts(Protocol):
-    """The learner of a replay-fed wiring (LearnerWorker). `learner_step` is the wiring's learning step:
-    train on one sampled batch, write back priorities, trim on schedule; it returns the step's metrics."""
+    """The learner of a replay-fed run (LearnerWorker): how it is built on a device, the replay it
+    samples in batches (prefetched), trimmed every `trim_every` updates, and the fields it stages."""
 
-    cfg: Any
+    @property
+    def replay(self) -> ReplayClientParts: ...
 
-    def make_learner(self, device: str = "cpu") -> Any: ...
+    @property
+    def make_learner(self) -> Callable[[str], Any]: ...
 
-    def replay_client(self, shards: list, transport: Transport) -> Any: ...
-
-    def image_fields(self) -> tuple[str, ...]: ...
-
-    def learner_step(self, replay: Any, learner: Any, sampled: Any) -> dict[str, float]: ...
+    batch_size: int
+    prefetch: int
+    prefetch_threads: int
+    trim_every: int
+    image_fields: tuple[str, ...]
 
 
 class ShardParts(Protocol):
-    """A parameter-server shard (ShardWorker) and the clients of all of them."""
+    """A parameter-server shard (ShardWorker): its initial values and its ParamShard options."""
 
     def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]: ...
-
-    def shard_client(self, shards: list, transport: Transport) -> Any: ...
 
 
 class BundleParts(Protocol):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from distrl import config as C
@@ -96,7 +98,7 @@ def load_run_config(run_dir: Path, name: str = "") -> Any:
 
 
 def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool | None = None,
-          chaos: float | None = None, announce: str | None = None, trackers: list[Any] = ()) -> dict:
+          chaos: float | None = None, announce: str | None = None, trackers: Sequence[Any] = ()) -> dict:
     """Run `cfg` to max_frames, or to its first periodic evaluation at stop_return or above. `chaos`
     (seconds, ray only): kill an actor that often, and the replay and the learner or a parameter shard
     once each (runtime/chaos.py), then report what came back.
@@ -106,6 +108,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
     if chaos is not None and (cfg.runtime != "ray" or not chaos > 0):
         raise ConfigError(f"--chaos {chaos} kills Ray worker processes every that many seconds: give a positive "
                           "number of seconds and --runtime ray")
+    runtime: ModuleType  # runtime/ray or runtime/inline: the same functions
     if cfg.runtime == "ray":
         from distrl.runtime import protect_local_ray
         protect_local_ray(cfg.address)
@@ -211,7 +214,7 @@ def prepare_remote(store: RunStore, *, resume: bool, overwrite: bool) -> None:
 def _check_checkpoint(arch: Any, run_dir: Path) -> None:
     """Load the checkpoint to resume once before anything is written (metrics, TensorBoard), so a bad
     one is refused with the run directory untouched."""
-    arch.restore(run_dir)
+    arch.topology().checkpoints.restore(run_dir)
 
 
 def describe_resume(cfg: Any, run_dir: Path, name: str = "") -> str:

@@ -41,7 +41,7 @@ class Cases:
     smoke: tuple[str, dict]  # the signpost corridor (tests/tiny_env.py) and overrides on the small preset
     checkpoint: tuple[str, dict, dict[str, int]]  # env, overrides, the saved roles' instance counts
     chaos: Chaos
-    contracts: tuple[tuple[str, dict], ...] = (("CartPole-v1", {}),)  # configs whose wirings are checked
+    contracts: tuple[tuple[str, dict], ...] = (("CartPole-v1", {}),)  # configs whose roles' parts are checked
     saves_rng: bool = False  # its checkpoint holds the torch RNG (its learner draws from it)
     # bench/inline_digests.py: case -> (env, overrides), short inline runs whose digests a refactor keeps
     digests: dict[str, tuple[str, dict]] = field(default_factory=dict)

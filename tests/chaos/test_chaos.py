@@ -38,7 +38,7 @@ def test_chaos_run_recovers_exactly_and_still_learns(tmp_path, architecture):
     case = cases(architecture).chaos
     cfg = C.build_config(architecture, case.env, overrides={"runtime": "ray", "actors": 2, "seed": 1,
                                                             "run_dir": str(tmp_path / "run"), **case.overrides})
-    roles = {role.name: role for role in make_architecture(cfg).roles() if role.count}
+    roles = {role.name: role for role in make_architecture(cfg).topology().roles if role.count}
     has_replay_server = "replay" in roles  # Gorila's bundles hold their replay: a bundle kill loses it
     actors = next(roles[name] for name in ACTOR_ROLES if name in roles)  # what chaos.py kills
     summary = train(cfg, live=False, chaos=case.every_s)

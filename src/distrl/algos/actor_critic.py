@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 
-REDUCTIONS = {"sum": torch.sum, "mean": torch.mean}
+REDUCTIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"sum": torch.sum, "mean": torch.mean}
 
 
 def _combine(log_prob: torch.Tensor, entropy: torch.Tensor, returns: torch.Tensor, values: torch.Tensor,

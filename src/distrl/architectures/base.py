@@ -1,16 +1,17 @@
-"""What a wiring declares for the driver (runtime/driver.py): its roles, and the few steps of its
-protocol that are its paper's own. Nothing here says where a role runs."""
+"""What an architecture gives the driver (runtime/driver.py): its Topology, as data (its roles, each with
+the parts it is built from, the replay ratio, what the driver saves and counts), and the few steps of its
+protocol that are its paper's own (Hooks). Nothing here says where a role runs."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from distrl.architectures.common import CheckpointIO
-from distrl.params.param_server import ShardedParameterServer
+from distrl.architectures.common import Checkpoints
+from distrl.components.workers import EvaluatorWorker
 from distrl.replay import RateLimiter, SampleToInsertRatio
 
 
@@ -20,7 +21,7 @@ class Work:
     of them one call asks where the roles take turns in one process: `round`, one round of the paper's
     processes serialised (None: the inline placement's own, inline.actor_steps). Where each role has a
     process of its own the placement says how much a call asks (runtime/calls.py). A paced learner's calls
-    are cut to what the wiring's Pacing allows."""
+    are cut to what the Topology's Pacing allows."""
 
     unit: str
     round: float | None = None
@@ -28,8 +29,9 @@ class Work:
 
 @dataclass(frozen=True)
 class Role:
-    """`count` instances of `cls`, each built as cls(wiring, index, links, transport), where links maps
-    every name in `links` to that role's instances. A role with `work` is called: the driver keeps each
+    """`count` instances of `cls`, each built as cls(parts, index, links, transport): `parts` is what the
+    role builds itself from (a Protocol of distrl.contracts; on Ray it is all the role's process receives),
+    and links maps every name in `links` to that role's instances. A role with `work` is called: the driver keeps each
     instance busy with run(n) -> Report; any other role serves calls. The rest are hints a placement may
     use: `gpu` which of its GPU shares the role can take ("learner", "actor"; "": none; on Ray,
     ray.learner_gpus and ray.actor_gpus), `threads` for a role that answers calls while it runs one,
@@ -48,6 +50,7 @@ class Role:
     torch_threads: int = 1
     apart: type | None = None
     fault: str = ""
+    parts: Any = None
 
     @property
     def called(self) -> bool:
@@ -89,33 +92,30 @@ class Pacing:
         return (totals.get(f"{self.inserter}/steps", 0) * self.per_step,
                 totals.get(f"{self.sampler}/samples", 0) + skipped)
 
-    def may_insert(self, totals: dict[str, float], state: dict[str, dict]) -> bool:
+    def band(self) -> RateLimiter:
+        if self.limiter is None:
+            raise ValueError("a Pacing is asked only once banded: Pacing.banded(steps)")
+        return self.limiter
+
+    def may_insert(self, totals: dict[str, float], state: dict[str, dict[str, float]]) -> bool:
         """Before learning starts, and while a restarted replay refills, nothing waits."""
         inserts, samples = self.counts(totals)
-        if inserts <= self.limiter.min_size_to_sample or state.get(self.sampler, {}).get("waiting_for_replay"):
+        if inserts <= self.band().min_size_to_sample or state.get(self.sampler, {}).get("waiting_for_replay"):
             return True
-        return self.limiter.can_insert(0, inserts=inserts, samples=samples, size=inserts)
+        return self.band().can_insert(0, inserts=inserts, samples=samples, size=inserts)
 
     def batches(self, totals: dict[str, float]) -> int:
         """Whole batches the sampler may take now."""
         inserts, samples = self.counts(totals)
-        return max(0, math.floor((inserts * self.limiter.samples_per_insert - samples) / self.batch + 1e-9))
+        return max(0, math.floor((inserts * self.band().samples_per_insert - samples) / self.batch + 1e-9))
 
 
-class Wiring(CheckpointIO):
-    """A wiring's side of the driver's loop; the defaults fit a role that needs nothing more."""
+class Hooks:
+    """The steps of the driver's loop that an architecture's paper may make its own; these defaults fit a
+    run that needs nothing more (the replay-fed ones). A3C, BA3C and Gorila override some."""
 
-    progress_key = "learner/updates"  # the counter checkpoints and evaluations are scheduled on
-    saved_role = "learner"  # the role whose instances' snapshots make the checkpoint (runtime/driver.py)
-    stats_roles: tuple[str, ...] = ()  # served roles whose stats() the driver sums into its counters
-    fault_gauges: tuple[str, ...] = ()  # gauges that also go into the summary's faults
-
-    def roles(self) -> list[Role]:
-        """In the order the driver calls them in a round; it starts them in the order of their links."""
-        raise NotImplementedError
-
-    def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
-                 reported: dict[str, dict[int, dict]]) -> dict[str, float]:
+    def counters(self, totals: dict[str, float], served: dict[str, list[dict[str, Any]]],
+                 reported: dict[str, dict[int, dict[str, float]]]) -> dict[str, float]:
         """The monitor's counters from the driver's: `totals` (called roles' counters, "role/key"),
         `served` (each served role's latest stats(), one dict per instance) and `reported` (each called
         instance's latest Report.state). By default the served stats summed over instances."""
@@ -126,9 +126,17 @@ class Wiring(CheckpointIO):
                     c[f"{role}/{k}"] = c.get(f"{role}/{k}", 0) + v
         return c
 
-    def call_args(self, role: str, frames: float) -> tuple:
+    def gauges(self, counters: dict[str, float]) -> dict[str, float]:
+        """Columns of metrics.csv beside the rates, from the driver's counters."""
+        return {}
+
+    def call_args(self, role: str, frames: float) -> tuple[Any, ...]:
         """What a called role's run() takes after its steps, given the run's frames so far."""
         return ()
+
+    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict[str, float]]) -> bool:
+        """Whether the driver may start the next call of `role` now, besides the pacing's say."""
+        return True
 
     @contextmanager
     def held_by_driver(self) -> Iterator[None]:
@@ -136,60 +144,49 @@ class Wiring(CheckpointIO):
         they stop (A3C's shared-memory store); nothing by default."""
         yield
 
-    def parts_held_by_driver(self) -> dict[str, list]:
+    def parts_held_by_driver(self) -> dict[str, list[Any]]:
         """Stateful parts that the driver's own process holds (held_by_driver()) in place of a role's
-        instances, by role name; the driver saves and restores them as it does the role's (A3C's shared-memory store)."""
+        instances, by role name; the driver saves and restores them as it does the role's (A3C's shared-memory
+        store)."""
         return {}
 
-    def release_waiters(self, roles: dict[str, list], transport: Any) -> None:
+    def release_waiters(self, roles: dict[str, list[Any]], transport: Any) -> None:
         """Called once max_frames is reached, before the calls still out are collected (BA3C's chief lets
         go of workers waiting for a round no more pushes will close)."""
 
-    def may_call(self, role: str, totals: dict[str, float], state: dict[str, dict]) -> bool:
-        """Whether the driver may start the next call of `role` now, besides the pacing's say."""
-        return True
-
-    def pacing(self) -> Pacing | None:
-        """The replay ratio the driver holds on every placement; None: none."""
-        return None
-
-    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
+    def policy(self, roles: dict[str, list[Any]], transport: Any) -> tuple[Any, int]:
         """(parameters to evaluate, as the transport passes them; their version): the learner's by default."""
         payload, version = transport.gather([transport.call(roles["learner"][0], "params")])[0]
         return payload[0], version
 
-    def compressed(self) -> tuple[str, ...]:
-        """Fields actors compress before they send them to a remote replay."""
-        return ()
 
-    def codec(self) -> str:
-        """How those fields are compressed (replay/table.py's CODECS)."""
-        return "zlib"
+@dataclass(frozen=True)
+class Evaluation:
+    """The evaluator's part (contracts.EvaluatorParts): how to build the run's evaluator."""
 
-    def shared_frames(self) -> tuple[str, ...]:
-        """Stacks actors send as their distinct frames, each once (replay/frames.py): none by default."""
-        return ()
-
-    def image_fields(self) -> tuple[str, ...]:
-        """Fields a GPU learner stages onto its device as they are sampled (components/staging.py): none by default."""
-        return ()
-
-    def gauges(self, counters: dict[str, float]) -> dict[str, float]:
-        """Columns of metrics.csv beside the rates, from the driver's counters."""
-        return {}
+    make_evaluator: Callable[..., Any]
 
 
-class ShardedWiring(Wiring):
-    """A wiring whose parameters live on parameter-server shards, the role "ps" (Gorila, A3C's sharded
-    store, BA3C): the shards' states are its checkpoint and their values its policy."""
+def evaluator_role(cfg: Any, make_evaluator: Callable[..., Any]) -> Role:
+    """The run's evaluator, where it has evaluation episodes: served, its part how to build it."""
+    return Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker, parts=Evaluation(make_evaluator))
 
-    saved_role = "ps"
 
-    def shard_client(self, shards: list, transport: Any) -> ShardedParameterServer:
-        """The client every role (and the driver) reaches the shards through."""
-        return ShardedParameterServer(shards, transport.call, transport.gather, sizes=self.shard_sizes())
+@dataclass(frozen=True)
+class Topology:
+    """A run as data, what the driver needs of an architecture: its roles in the order the driver calls
+    them in a round (each started once the roles it links to exist), the replay ratio held on every
+    placement, the role whose snapshots make the checkpoint and the counter checkpoints and evaluations
+    are scheduled on, the served roles whose stats() the driver sums into its counters, the gauges that
+    also go into the summary's faults, a training-return column the monitor keeps beside the mean, how
+    checkpoints are written and read, and the hooks."""
 
-    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
-        """The shards' parameters as numpy arrays for an evaluator, and their version (the minimum)."""
-        flat, versions = self.shard_client(roles["ps"], transport).pull()
-        return {k: v.numpy() for k, v in self.params(flat).items()}, int(versions.min())
+    roles: tuple[Role, ...]
+    checkpoints: Checkpoints
+    pacing: Pacing | None = None
+    saved_role: str = "learner"
+    progress_key: str = "learner/updates"
+    stats_roles: tuple[str, ...] = ()
+    fault_gauges: tuple[str, ...] = ()
+    watched_return: str | None = None
+    hooks: Hooks = field(default_factory=Hooks)

@@ -1,7 +1,10 @@
-"""What every DQN-family wiring does first: probe the env, pick torch threads, derive seeds."""
+"""What every builder does first and last: probe the env (and a user's network), pick torch threads, derive
+seeds; write and read the run's checkpoints."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +19,17 @@ from distrl.factory import PREFIX, is_factory, resolve
 from distrl.nets import UserPolicyValue, image_kind
 from distrl.nets.dpg import UserCritic
 from distrl.nets.shapes import MINATAR_FRAME
-from distrl.params.param_server import unflatten_into
 
 
-def probe_discrete_env(cfg: Any, architecture: str) -> tuple[tuple[int, ...], int, tuple[spaces.Space, spaces.Space]]:
+def observation_shape(space: spaces.Space[Any], env_id: str) -> tuple[int, ...]:
+    if space.shape is None:
+        raise ConfigError(f"{env_id}'s observation space {space} has no shape: distrl's networks take arrays "
+                          "(wrap the env so its observations are a Box)")
+    return tuple(space.shape)
+
+
+def probe_discrete_env(cfg: Any, architecture: str) \
+        -> tuple[tuple[int, ...], int, tuple[spaces.Space[Any], spaces.Space[Any]]]:
     """(observation shape, number of actions, the two spaces); a bad id or a continuous env fails here,
     before any file is written, and so does a shape none of distrl's networks takes (unless the user
     brings one)."""
@@ -29,12 +39,33 @@ def probe_discrete_env(cfg: Any, architecture: str) -> tuple[tuple[int, ...], in
             raise ConfigError(f"{architecture} needs a discrete action space, but {cfg.env} has "
                               f"{type(probe.action_space).__name__}: use a discrete env such as "
                               "CartPole-v1 or ALE/Pong-v5")
-        shape = tuple(probe.observation_space.shape)
+        shape = observation_shape(probe.observation_space, cfg.env)
         if not cfg.net.factory:
             image_kind(shape)
         return shape, int(probe.action_space.n), (probe.observation_space, probe.action_space)
     finally:
         probe.close()
+
+
+@dataclass(frozen=True)
+class DiscreteEnv:
+    """What a builder of a discrete-action architecture learns of its env before anything starts."""
+
+    obs_shape: tuple[int, ...]
+    num_actions: int
+    spaces: tuple[spaces.Space[Any], spaces.Space[Any]]
+    atari: bool
+    frame_skip: int
+
+    @classmethod
+    def probe(cls, cfg: Any, architecture: str, kind: str = "q") -> DiscreteEnv:
+        """The env's shapes, with a bad id, a continuous env or a user's network (net.factory) that breaks
+        its contract (`kind`, CONTRACTS) refused here, before any file is written; the torch threads of
+        this process are set for its network."""
+        obs_shape, num_actions, env_spaces = probe_discrete_env(cfg, architecture)
+        user_network(cfg, env_spaces, kind)
+        set_torch_threads(cfg.torch_threads, obs_shape)
+        return cls(obs_shape, num_actions, env_spaces, is_atari(cfg.env), frame_skip(cfg.env))
 
 
 CONTRACTS = {
@@ -46,7 +77,7 @@ CONTRACTS = {
 }
 
 
-def user_network(cfg: Any, env_spaces: tuple[spaces.Space, spaces.Space], kind: str) -> Any:
+def user_network(cfg: Any, env_spaces: tuple[spaces.Space[Any], spaces.Space[Any]], kind: str) -> Any:
     """The user's network (net.factory, called with the observation and action spaces), its contract
     (CONTRACTS[kind]) checked on a batch of two sampled observations as the env gives them (uint8 frames
     are not scaled: the network scales them if it wants); None when the run uses distrl's own."""
@@ -61,7 +92,7 @@ def user_network(cfg: Any, env_spaces: tuple[spaces.Space, spaces.Space], kind: 
                           f"actions; {cfg.env} has {type(action_space).__name__}: drop net.factory for distrl's own")
     built = factory(obs_space, action_space)
     modules = tuple(built) if continuous and isinstance(built, (tuple, list)) else (built,)
-    width = int(np.prod(action_space.shape)) if continuous else int(action_space.n)
+    width = int(action_space.n) if isinstance(action_space, spaces.Discrete) else int(np.prod(action_space.shape or ()))
     needs = f"{cfg.architecture} needs {CONTRACTS[kind]}, here {width} actions"
     if len(modules) != (2 if continuous else 1) or not all(isinstance(m, torch.nn.Module) for m in modules):
         raise ConfigError(f"network factory {label} returned {type(built).__name__}; {needs}, as torch.nn.Modules")
@@ -138,61 +169,41 @@ class Seeds:
 ROLE_NAMES = {"ps": "parameter shards", "learner": "learners"}
 
 
-class CheckpointIO:
-    """What every wiring does with checkpoints: one format (checkpoint.py), `save` of the roles' states
-    under a step, `restore` of the newest checkpoint with its instance counts checked. A wiring sets
-    `architecture` and, where a role has several instances, `role_counts`."""
+class Checkpoints:
+    """A run's checkpoints in one format (checkpoint.py): `save` of the roles' states under a step, `restore`
+    of the newest with its architecture, env, network shapes and instance counts checked. `role_counts`:
+    role -> (instances this run has, the --set that changes it), for roles with several; `extra`: what
+    else the file's metadata says of the run (A3C's algorithm, the shards)."""
 
-    architecture: str
-    cfg: Any
+    def __init__(self, architecture: str, env: str, make_net: Callable[[], torch.nn.Module],
+                 role_counts: dict[str, tuple[int, str]] | None = None, extra: dict[str, Any] | None = None):
+        self.architecture, self.env, self.make_net = architecture, str(env), make_net
+        self.role_counts, self.extra = role_counts or {}, extra or {}
+        self.net_shapes: dict[str, list[int]] | None = None
 
-    def make_net(self) -> torch.nn.Module:
-        raise NotImplementedError
-
-    def checkpoint_meta(self) -> dict:
-        if getattr(self, "net_shapes", None) is None:
+    def meta(self) -> dict[str, Any]:
+        if self.net_shapes is None:
             with torch.random.fork_rng(devices=[]):  # building a net seeds torch: a save must not move the run's RNG
                 self.net_shapes = param_shapes(self.make_net().state_dict())
-        return {"architecture": self.architecture, "env": str(self.cfg.env), "shapes": self.net_shapes}
+        return {"architecture": self.architecture, "env": self.env, "shapes": self.net_shapes, **self.extra}
 
-    def role_counts(self) -> dict[str, tuple[int, str]]:
-        """role -> (instances this run has, the --set that changes it), for roles with several."""
-        return {}
-
-    def save(self, run_dir: Path, step: int, roles: dict[str, list], counters: dict[str, int],
-             returns: list[float], rng: torch.Tensor | None = None, replay: dict | None = None) -> Path:
-        return save_checkpoint(run_dir, step, roles, self.checkpoint_meta(), counters=counters, returns=returns,
+    def save(self, run_dir: Path, step: int, roles: dict[str, list[Any]], counters: dict[str, float],
+             returns: list[float], rng: torch.Tensor | None = None,
+             replay: dict[int, dict[str, np.ndarray]] | None = None) -> Path:
+        return save_checkpoint(run_dir, step, roles, self.meta(), counters=counters, returns=returns,
                                rng=rng, replay=replay)
 
-    def restore(self, run_dir: Path, required: bool = True) -> dict | None:
+    def restore(self, run_dir: Path, required: bool = True) -> dict[str, Any] | None:
         """The newest checkpoint (roles, counters, returns, rng) with its path; None if there is none
         and it is not required. A role saved with another instance count is refused."""
         if not required and not list_checkpoints(run_dir):
             return None
         path = latest_checkpoint(run_dir)
-        meta = self.checkpoint_meta()
+        meta = self.meta()
         data = load_checkpoint(path, meta["architecture"], meta["shapes"])
-        for role, (count, key) in self.role_counts().items():
+        for role, (count, key) in self.role_counts.items():
             saved = len(data["roles"].get(role, []))
             if saved != count:
                 raise CheckpointError(f"checkpoint {path} holds {saved} {ROLE_NAMES.get(role, role)}, this run has "
                                       f"{count}: resume with --set {key}={saved}")
         return {**data, "path": str(path)}
-
-
-def flat_params(arch: Any, flat: np.ndarray) -> dict[str, torch.Tensor]:
-    """`flat` (the parameter shards' values joined) as a state dict of the wiring's net. Building the net seeds
-    torch, so it is built with the run's RNG kept: an evaluation starts when the clock says, and A3C's and BA3C's
-    workers sample their actions from that RNG (an inline run was not repeatable before)."""
-    with torch.random.fork_rng(devices=[]):
-        net = arch.make_net()
-    unflatten_into(net, flat)
-    return net.state_dict()
-
-
-def shards_policy_params(arch: Any, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
-    """The latest checkpoint's parameters (the shards' values joined) as a state dict, for `distrl eval`."""
-    data = arch.restore(run_dir)
-    shards = data["roles"]["ps"]
-    flat = torch.cat([s["values"] for s in shards]).numpy()
-    return arch.params(flat), {"checkpoint": data["path"], "updates": min(int(s["version"]) for s in shards)}

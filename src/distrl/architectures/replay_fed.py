@@ -1,157 +1,154 @@
-"""The replay-fed wiring that Ape-X, Ape-X DPG and DQN share: actors feed a (sharded) replay and pull
-from one learner, which samples the replay and is their parameter source. A subclass says how its
-actors explore, how the replay samples and evicts, and what the learner learns.
+"""The replay-fed shape that DQN, Ape-X, Ape-X DPG and R2D2 share, as parts a builder composes: actors feed
+a (sharded) replay and pull from one learner, which samples the replay and is their parameter source. A
+builder says how its actors explore, how its replay samples and evicts, and what its learner learns;
+`replay_fed` turns those into the run's Topology. Each role is built from its own part (ActorFeed,
+LearnerFeed, ReplaySpec, Evaluation): on Ray that part is all its process receives.
 
 This module says what to create and how the parts connect; a placement says where."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import torch
 
-from distrl.architectures.base import Pacing, Role, Wiring, Work
-from distrl.architectures.common import (
-    Seeds,
-    default_torch_threads,
-    frame_skip,
-    probe_discrete_env,
-    set_torch_threads,
-    user_network,
-)
-from distrl.components.actor import Actor, ParameterSource, Sink
-from distrl.components.evaluator import Evaluator
+from distrl.architectures.base import Hooks, Pacing, Role, Topology, Work, evaluator_role
+from distrl.architectures.common import Checkpoints, DiscreteEnv, default_torch_threads, user_network
 from distrl.components.learner import DQNLearner
-from distrl.components.workers import ActorWorker, EvaluatorWorker, LearnerWorker, ReplayShard
-from distrl.contracts import Transport
-from distrl.envs import is_atari
+from distrl.components.workers import ActorWorker, LearnerWorker, ReplayShard
+from distrl.contracts import ParameterSource, Sink, Transport
 from distrl.nets import make_q_network
 from distrl.nets.precision import use_bf16
 from distrl.replay import FifoRemover, MinSize, RateLimiter, ReplayTable
+from distrl.replay.removers import Remover
 from distrl.replay.samplers import Sampler
 from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
 
 
-class ReplayFed(Wiring):
-    """Q-learning from a replay by default (its net, learner, evaluator); `make_actor` and
-    `replay_sampler` are the subclass's."""
+@dataclass(frozen=True)
+class ReplaySpec:
+    """A run's replay (contracts.ReplayParts): each shard's table, and the client that reaches them all.
+    `compressed` fields are deflated with `codec` in the tables and on the way to a remote one; `shared`
+    stacks are kept and sent frame by frame (replay/frames.py). Learning starts once the replay holds
+    `min_size` items."""
 
-    architecture: str
-    actors_on_gpu = False  # whether its actors can run their forward pass on a share of a GPU (Role.gpu)
-    stats_roles = ("replay",)
-    fault_gauges = ("replay_waits",)
+    capacity: int  # per shard
+    sampler: Callable[[], Sampler]
+    seed: int
+    min_size: int
+    remover: Callable[[], Remover] = FifoRemover
+    compressed: tuple[str, ...] = ()
+    codec: str = "zlib"
+    shared: tuple[str, ...] = ()
 
-    def __init__(self, cfg: Any):
-        self.cfg = cfg
-        self.obs_shape, self.num_actions, self.spaces = probe_discrete_env(cfg, self.architecture)
-        user_network(cfg, self.spaces, "q")  # a user's network is checked before anything starts
-        self.atari = is_atari(cfg.env)
-        self.frame_skip = frame_skip(cfg.env)
-        set_torch_threads(cfg.torch_threads, self.obs_shape)
-        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "replay", "net"))
+    def limiter(self) -> RateLimiter:
+        return MinSize(self.min_size)
 
-    def make_net(self) -> torch.nn.Module:
-        torch.manual_seed(self.seeds["net"])
-        if (net := user_network(self.cfg, self.spaces, "q")) is not None:
-            return net
-        return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
-                              hidden=self.cfg.net.hidden)
-
-    def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> Actor:
-        raise NotImplementedError
-
-    def replay_sampler(self) -> Sampler:
-        raise NotImplementedError
-
-    def roles(self) -> list[Role]:
-        """Actors feed the replay shards and pull from the learner, which samples the shards. In one
-        process a round is each actor's steps, then the learner's batches: as many as the pacing allows,
-        or one a round without a ratio. A learner with a process of its own gives Atari's CNN every core, a
-        small net one thread (Ray would give any one)."""
-        cfg = self.cfg
-        learner_threads = cfg.torch_threads or default_torch_threads(self.obs_shape)
-        paced = self.pacing() is not None
-        return [Role("actors", cfg.actors, ActorWorker, ("replay", "learner"), Work("steps"),
-                     gpu="actor" if self.actors_on_gpu else ""),
-                Role("learner", 1, LearnerWorker, ("replay",), Work("updates", math.inf if paced else 1),
-                     gpu="learner", threads=4, torch_threads=learner_threads),
-                Role("replay", cfg.replay.shards, ReplayShard),
-                Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
-
-    def replay_args(self, index: int) -> tuple:
+    def replay_args(self, index: int) \
+            -> tuple[int, Sampler, Remover, int, tuple[str, ...], RateLimiter, str, tuple[str, ...]]:
         """ReplayTable's arguments for shard `index`."""
-        r = self.cfg.replay
-        return (-(-r.capacity // r.shards), self.replay_sampler(), self.replay_remover(),
-                self.seeds["replay"] + index, self.compressed(), self.replay_limiter(), self.codec(),
-                self.shared_frames())
+        return (self.capacity, self.sampler(), self.remover(), self.seed + index, self.compressed, self.limiter(),
+                self.codec, self.shared)
 
-    def image_fields(self) -> tuple[str, ...]:
-        """The fields that hold images: what a GPU learner stages (components/staging.py)."""
-        return frame_fields(True, self.obs_shape)
+    def table(self, index: int = 0) -> ReplayTable:
+        return ReplayTable(*self.replay_args(index))
 
-    def compressed(self) -> tuple[str, ...]:
-        return self.image_fields() if self.cfg.replay.compress else ()
+    def client(self, shards: list[Any], transport: Transport) -> ShardedReplay:
+        return ShardedReplay(shards, self.sampler(), seed=self.seed, call=transport.call, gather=transport.gather,
+                             limiter=self.limiter(), priority_batch=transport.priority_batch)
 
-    def shared_frames(self) -> tuple[str, ...]:
-        """The Atari stacks kept frame by frame, each frame once (replay.share_frames, replay/frames.py)."""
-        return self.image_fields() if self.atari and self.cfg.replay.share_frames else ()
 
-    def codec(self) -> str:
-        return self.cfg.replay.codec
+def replay_spec(cfg: Any, sampler: Callable[[], Sampler], seed: int, image_fields: tuple[str, ...] = (),
+                stacks: bool = False, remover: Callable[[], Remover] = FifoRemover) -> ReplaySpec:
+    """The replay its config's `replay` section says, its shards sharing replay.capacity; `image_fields` are
+    compressed (replay.compress) and, where they are frame stacks (Atari's), kept frame by frame
+    (replay.share_frames)."""
+    r = cfg.replay
+    return ReplaySpec(-(-r.capacity // r.shards), sampler, seed, r.min_size, remover,
+                      image_fields if r.compress else (), r.codec,
+                      image_fields if stacks and getattr(r, "share_frames", False) else ())
 
-    def make_replay(self) -> ReplayTable:
-        return ReplayTable(*self.replay_args(0))
 
-    def replay_client(self, shards: list, transport: Transport) -> ShardedReplay:
-        return ShardedReplay(shards, self.replay_sampler(), seed=self.seeds["replay"], call=transport.call,
-                             gather=transport.gather, limiter=self.replay_limiter(),
-                             priority_batch=transport.priority_batch)
+@dataclass(frozen=True)
+class ActorFeed:
+    """An actor's part (contracts.ActorParts): the replay it feeds, and how to build the actor."""
 
-    def pacing(self) -> Pacing | None:
-        """replay.samples_per_insert held on both placements: actors wait while their inserts outrun the
-        learner's samples by more than the placement's band, and the learner takes what the ratio allows."""
-        cfg, spi = self.cfg, self.cfg.replay.samples_per_insert
-        if spi <= 0:
-            return None
-        return Pacing(spi, cfg.replay.min_size, cfg.learner.batch_size, per_step=self.items_per_step(),
-                      envs=cfg.actor.envs_per_actor)
+    replay: ReplaySpec
+    make_actor: Callable[[int, Sink, ParameterSource], Any]
 
-    def items_per_step(self) -> float:
-        """Replay items an actor's env step makes: one transition."""
-        return 1.0
 
+@dataclass(frozen=True)
+class LearnerFeed:
+    """The learner's part (contracts.LearnerParts): the replay it samples, how to build the learner, and
+    its sampling: batch, prefetch depth and threads, replay trims, the fields a GPU learner stages."""
+
+    replay: ReplaySpec
+    make_learner: Callable[[str], Any]
+    batch_size: int
+    prefetch: int
+    prefetch_threads: int
+    trim_every: int
+    image_fields: tuple[str, ...] = ()
+
+
+class ReplayHooks(Hooks):
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         return {"replay_waits": counters.get("learner/replay_waits", 0)}
 
-    def replay_limiter(self) -> RateLimiter:
-        """Learning starts once the replay holds replay.min_size transitions."""
-        return MinSize(self.cfg.replay.min_size)
 
-    def replay_remover(self) -> FifoRemover:
-        """The oldest data leave first (DQN, Ape-X DQN)."""
-        return FifoRemover()
+def replay_fed(builder: Any, replay: ReplaySpec, *, image_fields: tuple[str, ...] = (), actors_on_gpu: bool = False,
+               items_per_step: float = 1.0, watched_return: str | None = None) -> Topology:
+    """The Topology of a replay-fed run from its builder's make_actor, make_learner, make_evaluator and
+    make_net. Actors feed the replay shards and pull from the learner, which samples the shards. In one
+    process a round is each actor's steps, then the learner's batches: as many as the pacing allows, or
+    one a round without a ratio. A learner with a process of its own gives Atari's CNN every core, a small
+    net one thread (Ray would give any one). `items_per_step`: replay items an actor's env step makes (R2D2:
+    one sequence every `period` steps); replay.samples_per_insert counts them."""
+    cfg = builder.cfg
+    spi, le = cfg.replay.samples_per_insert, cfg.learner
+    pacing = Pacing(spi, cfg.replay.min_size, le.batch_size, per_step=items_per_step,
+                    envs=cfg.actor.envs_per_actor) if spi > 0 else None
+    learner = LearnerFeed(replay, builder.make_learner, le.batch_size, le.prefetch, le.prefetch_threads,
+                          cfg.replay.trim_every, image_fields)
+    learner_threads = cfg.torch_threads or default_torch_threads(builder.env.obs_shape)
+    roles = (Role("actors", cfg.actors, ActorWorker, ("replay", "learner"), Work("steps"),
+                  gpu="actor" if actors_on_gpu else "", parts=ActorFeed(replay, builder.make_actor)),
+             Role("learner", 1, LearnerWorker, ("replay",), Work("updates", math.inf if pacing else 1),
+                  gpu="learner", threads=4, torch_threads=learner_threads, parts=learner),
+             Role("replay", cfg.replay.shards, ReplayShard, parts=replay),
+             evaluator_role(cfg, builder.make_evaluator))
+    return Topology(roles, Checkpoints(cfg.architecture, cfg.env, builder.make_net), pacing,
+                    stats_roles=("replay",), fault_gauges=("replay_waits",), watched_return=watched_return,
+                    hooks=ReplayHooks())
 
-    def make_learner(self, device: str = "cpu") -> DQNLearner:
-        le = self.cfg.learner
-        return DQNLearner(self.make_net(), le, device=device, bf16=use_bf16(le.bf16, device))
 
-    def make_evaluator(self, episodes: int | None = None) -> Evaluator:
-        return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes)
+# ---- what the Q-learning builders share ----------------------------------------------------------
 
-    def learner_step(self, replay: ReplayTable, learner: DQNLearner, sampled: Any = None) -> dict[str, float]:
-        """Sample (or take a prefetched sample), train, write back priorities, trim on schedule."""
-        keys, batch, weights = sampled if sampled is not None else replay.sample(self.cfg.learner.batch_size)
-        metrics, priorities = learner.step(batch, weights)
-        replay.update_priorities(keys, priorities)
-        if learner.updates % self.cfg.replay.trim_every == 0:
-            replay.trim()
-        return metrics
+def image_fields(env: DiscreteEnv) -> tuple[str, ...]:
+    """The fields of a transition that hold images: what the replay compresses and a GPU learner stages."""
+    return frame_fields(True, env.obs_shape)
 
-    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
-        """The latest checkpoint's online network, for `distrl eval`."""
-        learner = self.make_learner()
-        learner.load_state_dict((data := self.restore(run_dir))["roles"]["learner"][0])
-        return learner.latest()[0], {"checkpoint": data["path"], "updates": learner.updates}
+
+def q_network(cfg: Any, env: DiscreteEnv, seed: int) -> torch.nn.Module:
+    """The user's network (net.factory), else distrl's Q network for the env's observations, seeded."""
+    torch.manual_seed(seed)
+    if (net := user_network(cfg, env.spaces, "q")) is not None:
+        return cast(torch.nn.Module, net)
+    return make_q_network(env.obs_shape, env.num_actions, dueling=cfg.net.dueling, hidden=cfg.net.hidden)
+
+
+def q_learner(cfg: Any, net: torch.nn.Module, device: str) -> DQNLearner:
+    return DQNLearner(net, cfg.learner, device=device, bf16=use_bf16(cfg.learner.bf16, device))
+
+
+def learner_policy(builder: Any, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """The latest checkpoint's online network, for `distrl eval`."""
+    learner = builder.make_learner()
+    data = builder.topology().checkpoints.restore(run_dir)
+    learner.load_state_dict(data["roles"]["learner"][0])
+    return learner.latest()[0], {"checkpoint": data["path"], "updates": learner.updates}

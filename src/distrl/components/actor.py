@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -40,11 +40,11 @@ class NStepActor:
         self.envs = envs if envs is not None else EnvList(make_env(j) for j in range(num_envs))
         self.net = net.eval()
         self.sink, self.source = sink, source
-        self.adders = [(make_adder or (lambda: NStepAdder(n_step, gamma)))() for _ in range(len(self.envs))]
+        self.adders: list[Any] = [(make_adder or (lambda: NStepAdder(n_step, gamma)))() for _ in range(len(self.envs))]
         self.flush_size, self.pull_every, self.frame_skip = flush_size, pull_every, frame_skip
         self.rng = np.random.default_rng(seed)
         self.obs = self.envs.reset_each()  # make_env(j) seeds its env
-        self._ready: list[dict] = []
+        self._ready: list[dict[str, Any]] = []
         self.frames = self.steps = self.pulls = self.sent = self.episodes = 0
         self.param_version = -1
         self._frames_at_pull = 0
@@ -74,7 +74,7 @@ class NStepActor:
     def _step(self) -> None:
         raise NotImplementedError
 
-    def _end_episode(self, j: int, info: dict, start: np.ndarray | None = None) -> None:
+    def _end_episode(self, j: int, info: dict[str, Any], start: np.ndarray | None = None) -> None:
         """Count env j's finished episode and start the next (`start`: its first observation, where the envs
         were stepped as a group and started it again already)."""
         self.episodes += 1
@@ -93,7 +93,7 @@ class NStepActor:
         if self.frames - self._frames_at_pull >= self.pull_every:
             self.pull()
 
-    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict]) -> np.ndarray:
+    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict[str, Any]]) -> np.ndarray:
         raise NotImplementedError
 
     def flush(self) -> None:
@@ -148,7 +148,8 @@ class Actor(NStepActor):
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
         self.epsilon_schedule = epsilon_schedule
         self.device = torch.device("cpu")
-        self._waiting: list[list[dict]] = [[] for _ in range(len(self.envs))]  # transitions awaiting q(s_{t+k})
+        # transitions awaiting q(s_{t+k})
+        self._waiting: list[list[dict[str, Any]]] = [[] for _ in range(len(self.envs))]
         self._loaded()  # the schedule's epsilons before any parameters arrive (version -1)
         self.pull()
 
@@ -163,7 +164,7 @@ class Actor(NStepActor):
 
     @torch.no_grad()
     def _q_values(self, obs: Sequence[np.ndarray]) -> np.ndarray:
-        return self.net(torch.as_tensor(np.stack(obs)).to(self.device)).cpu().numpy()
+        return cast(np.ndarray, self.net(torch.as_tensor(np.stack(obs)).to(self.device)).cpu().numpy())
 
     def _step(self) -> None:
         q = self._q_values(self.obs)
@@ -197,7 +198,7 @@ class Actor(NStepActor):
                 self.obs[j] = next_obs
         self._after_step()
 
-    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict]) -> np.ndarray:
+    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict[str, Any]]) -> np.ndarray:
         """From the q-values kept while acting: q(s_t) and q(s_{t+k})."""
         return nstep_td_priorities(np.stack([t["extra"] for t in ready]), batch["action"], batch["reward"],
                                    batch["discount"], np.stack([t["next_q"] for t in ready]))

@@ -6,7 +6,7 @@ shared RMSProp); the reply carries the new parameters (one round trip, push_pull
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
@@ -15,6 +15,9 @@ from torch import nn
 from distrl.algos.actor_critic import a3c_continuous_loss, a3c_loss
 from distrl.algos.q_learning import annealed_epsilon, nstep_returns, onestep_q_targets, q_loss, sarsa_targets
 from distrl.params.param_server import flat_grad, unflatten_into
+
+if TYPE_CHECKING:
+    from distrl.nets.actor_critic import PolicyValueNet
 
 
 class ActorLearner:
@@ -38,10 +41,12 @@ class ActorLearner:
         torch.manual_seed(seed)  # the policy's action sampling
         space = self.env.action_space
         self.continuous = hasattr(space, "low")
+        self.low: np.ndarray | None
+        self.high: np.ndarray | None
         self.low, self.high = (space.low, space.high) if self.continuous else (None, None)
         self.lstm = getattr(net, "lstm", None) is not None
         self.obs, _ = self.env.reset(seed=seed)
-        self.state = net.initial_state(1) if self.lstm else None
+        self.state = cast("PolicyValueNet", net).initial_state(1) if self.lstm else None
         self.next_action: int | None = None  # Sarsa: a_{t+1}, chosen when s_{t+1} is seen
         self.frames = self.steps = self.updates = self.episodes = 0
         self.returns: list[float] = []
@@ -63,7 +68,7 @@ class ActorLearner:
 
     # ---- acting ----------------------------------------------------------------------------
     def epsilon(self) -> float:
-        return annealed_epsilon(self.final_epsilon, self._global, self.epsilon_anneal_frames)
+        return cast(float, annealed_epsilon(self.final_epsilon, self._global, self.epsilon_anneal_frames))
 
     @torch.no_grad()
     def _greedy_or_random(self, obs: np.ndarray) -> int:
@@ -79,9 +84,11 @@ class ActorLearner:
             self._rollout()
 
     def _rollout(self) -> None:
+        actions: list[Any]  # sampled tensors (continuous A3C) or ints
         obs_list, actions, rewards, dones, next_obs_list, next_actions = [], [], [], [], [], []
         logits_list, values, means, variances = [], [], [], []
         if self.lstm:
+            assert self.state is not None  # an LSTM net's state is never None
             self.state = (self.state[0].detach(), self.state[1].detach())  # truncated BPTT at the rollout start
         for _ in range(self.t_max):
             obs_t = torch.as_tensor(self.obs)[None]
@@ -126,7 +133,7 @@ class ActorLearner:
                           means, variances)
         if terminated or truncated:
             self.obs, _ = self.env.reset()
-            self.state = self.net.initial_state(1) if self.lstm else None
+            self.state = cast("PolicyValueNet", self.net).initial_state(1) if self.lstm else None
             self.next_action = None
         self._push(loss)
 
@@ -136,12 +143,14 @@ class ActorLearner:
         obs = torch.as_tensor(last_next_obs)[None]
         if self.algo == "a3c":
             if self.continuous:
-                return self.net(obs)[2][0]
-            return self.net(obs, self.state)[1][0]  # the state after the last step
-        return self.target(obs).max(1).values[0]
+                return cast(torch.Tensor, self.net(obs)[2][0])
+            return cast(torch.Tensor, self.net(obs, self.state)[1][0])  # the state after the last step
+        assert self.target is not None  # the Q methods have a target network
+        return cast(torch.Tensor, self.target(obs).max(1).values[0])
 
-    def _loss(self, obs_list: list, actions: list, rewards: list, dones: list, next_obs_list: list, next_actions: list,
-              logits_list: list, values: list, means: list, variances: list) -> torch.Tensor:
+    def _loss(self, obs_list: list[np.ndarray], actions: list[Any], rewards: list[float], dones: list[float],
+              next_obs_list: list[np.ndarray], next_actions: list[int], logits_list: list[torch.Tensor],
+              values: list[torch.Tensor], means: list[torch.Tensor], variances: list[torch.Tensor]) -> torch.Tensor:
         r = torch.tensor(rewards)
         d = torch.tensor(dones)
         if self.algo in ("a3c", "nstep_q"):
@@ -159,6 +168,7 @@ class ActorLearner:
         a = torch.tensor(actions)
         if self.algo == "nstep_q":
             return q_loss(q, a, returns, self.reduction)
+        assert self.target is not None  # the Q methods have a target network
         with torch.no_grad():
             next_q = self.target(torch.as_tensor(np.stack(next_obs_list)))
         if self.algo == "onestep_q":

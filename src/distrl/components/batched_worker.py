@@ -7,7 +7,7 @@ runtime loads parameters into it and sends its gradients to the chief or the par
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -41,7 +41,7 @@ class BatchedWorker:
 
     @torch.no_grad()
     def _values(self, obs: list[np.ndarray]) -> torch.Tensor:
-        return self.net(torch.as_tensor(np.stack(obs)))[1]
+        return cast(torch.Tensor, self.net(torch.as_tensor(np.stack(obs)))[1])
 
     @torch.no_grad()
     def _rollout(self) -> None:

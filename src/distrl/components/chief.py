@@ -21,9 +21,9 @@ from distrl.params.sync_chief import SyncChief
 
 
 class Chief:
-    def __init__(self, wiring: ChiefParts, index: int, links: dict[str, list], transport: Any):
-        self.ps = wiring.shard_client(links["ps"], transport)
-        self.chief = wiring.make_chief(round=int(self.ps.pull()[1].max()))
+    def __init__(self, parts: ChiefParts, index: int, links: dict[str, list[Any]], transport: Any):
+        self.ps = parts.shard_client(links["ps"], transport)
+        self.chief = parts.make_chief(round=int(self.ps.pull()[1].max()))
 
     def push(self, grad: np.ndarray, round: int, worker: int) -> tuple[int, bool]:
         late = self.chief.dropped_late
@@ -45,38 +45,40 @@ class Chief:
 
 
 class WaitingChief:
-    def __init__(self, wiring: ChiefParts, index: int, links: dict[str, list], transport: Any):
-        self.t, self.wiring = transport, wiring
-        self.ps = wiring.shard_client(links["ps"], transport)
+    def __init__(self, parts: ChiefParts, index: int, links: dict[str, list[Any]], transport: Any):
+        self.t, self.parts = transport, parts
+        self.ps = parts.shard_client(links["ps"], transport)
         self.chief: SyncChief | None = None  # opened at the shards' round by the first push
         self._closed: dict[int, asyncio.Event] = {}  # round -> set once its mean is on the shards
         self._applying: int | None = None
         self._released = False
-        self._opening: asyncio.Future | None = None
+        self._opening: asyncio.Future[None] | None = None
 
     async def _open(self) -> None:
         versions = await asyncio.gather(*[self.t.call(shard, "counters") for shard in self.ps.shards])
         # max: a shard restored from a checkpoint lags the others by the rounds it lost
-        self.chief = self.wiring.make_chief(round=max(v["version"] for v in versions))
+        self.chief = self.parts.make_chief(round=max(v["version"] for v in versions))
 
     async def push(self, grad: np.ndarray, round: int, worker: int) -> tuple[int, bool]:
         """Returns once the pushed-for round is applied (at once if the gradient was late)."""
         if self.chief is None:
             self._opening = self._opening or asyncio.ensure_future(self._open())
             await self._opening
-        if round > self.chief.round:  # numbered by the chief before a restart that reopened lower
-            self.chief.dropped_late += 1
-            return self.chief.round, False
-        late = self.chief.dropped_late
-        mean = self.chief.push(grad, round, worker)
+        chief = self.chief
+        assert chief is not None  # _open() made it
+        if round > chief.round:  # numbered by the chief before a restart that reopened lower
+            chief.dropped_late += 1
+            return chief.round, False
+        late = chief.dropped_late
+        mean = chief.push(grad, round, worker)
         if mean is not None:
             self._applying = round
             await asyncio.gather(*self.ps.push(mean, [round] * len(self.ps.shards), wait=False))
             self._applying = None
             self._closed.pop(round, asyncio.Event()).set()
-        elif round in (self.chief.round, self._applying) and not self._released:
+        elif round in (chief.round, self._applying) and not self._released:
             await self._closed.setdefault(round, asyncio.Event()).wait()
-        return self.chief.round, self.chief.dropped_late == late
+        return chief.round, chief.dropped_late == late
 
     def release(self) -> None:
         """The run is over: nothing waits for a round any more (the workers still out would otherwise

@@ -31,6 +31,7 @@ class ChunkedState:
         return {k: (v.shape, v.dtype.str) for k, v in self._outgoing.items()}
 
     def state_chunk(self, name: str, lo: int, hi: int) -> np.ndarray:
+        assert self._outgoing is not None  # between state_begin and state_end
         return _bytes(self._outgoing[name])[lo:hi]
 
     def state_end(self) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -49,9 +49,9 @@ class NoisyActor(NStepActor):
         """Noisy, clipped actions for a list of observations: float32 [len(obs), action_dim]."""
         if self.frames < self.random_frames:
             return self.rng.uniform(self.low, self.high, size=(len(obs), self.low.size)).astype(np.float32)
-        mean = self.net["actor"](self._obs_tensor(obs)).numpy()
+        mean = cast(nn.ModuleDict, self.net)["actor"](self._obs_tensor(obs)).numpy()  # dpg_pair's
         noisy = mean + self.rng.normal(0.0, self.sigma, size=mean.shape)
-        return np.clip(noisy, self.low, self.high).astype(np.float32)
+        return cast(np.ndarray, np.clip(noisy, self.low, self.high).astype(np.float32))
 
     def _step(self) -> None:
         actions = self.act(self.obs)
@@ -66,10 +66,11 @@ class NoisyActor(NStepActor):
         self._after_step()
 
     @torch.no_grad()
-    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict] | None = None) -> np.ndarray:
+    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict[str, Any]] | None = None) -> np.ndarray:
         """|reward + discount * q(s', pi(s')) - q(s, a)| with the local networks."""
-        actor, critic = self.net["actor"], self.net["critic"]
+        pair = cast(nn.ModuleDict, self.net)  # dpg_pair's
+        actor, critic = pair["actor"], pair["critic"]
         obs, next_obs = (torch.as_tensor(batch[k], dtype=torch.float32) for k in ("obs", "next_obs"))
         next_q = critic(next_obs, actor(next_obs))
         target = torch.as_tensor(batch["reward"]) + torch.as_tensor(batch["discount"]) * next_q
-        return (target - critic(obs, torch.as_tensor(batch["action"]))).abs().numpy()
+        return cast(np.ndarray, (target - critic(obs, torch.as_tensor(batch["action"]))).abs().numpy())

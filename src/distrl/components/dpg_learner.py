@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -27,7 +27,8 @@ class DPGLearner:
                  target_update: int = 100, actor_grad_clip: float = 1.0, tau: float = 0.0,
                  critic2: nn.Module | None = None,
                  target_noise: float = 0.0, target_noise_clip: float = 0.5, policy_delay: int = 1,
-                 low: Sequence[float] | None = None, high: Sequence[float] | None = None, seed: int = 0,
+                 low: Sequence[float] | np.ndarray | None = None, high: Sequence[float] | np.ndarray | None = None,
+                 seed: int = 0,
                  device: str = "cpu", fused: bool = False, bf16: bool = False):
         """The paper's rule by default. TD3's options (Fujimoto et al. 2018): `tau` > 0 replaces the hard
         copies every `target_update` batches by Polyak averaging after each actor update; `critic2`
@@ -47,14 +48,14 @@ class DPGLearner:
         self.actor_target = copy.deepcopy(self.actor).requires_grad_(False)
         self.critic_target = copy.deepcopy(self.critic).requires_grad_(False)
         self.critic2 = None if critic2 is None else critic2.to(self.device)
-        self.critic2_target = None if critic2 is None else copy.deepcopy(self.critic2).requires_grad_(False)
+        self.critic2_target = None if self.critic2 is None else copy.deepcopy(self.critic2).requires_grad_(False)
         norm = getattr(self.actor, "obs_norm", None)
         self.obs_norm = norm if isinstance(norm, ObsNorm) else None
         if self.obs_norm is not None:  # one set of statistics: targets and twin see what the online nets see
             for net in (self.critic, self.actor_target, self.critic_target, self.critic2, self.critic2_target):
                 if net is not None:
                     net.obs_norm = self.obs_norm
-        critic_params = [*self.critic.parameters(), *([] if critic2 is None else self.critic2.parameters())]
+        critic_params = [*self.critic.parameters(), *([] if self.critic2 is None else self.critic2.parameters())]
         self.actor_optimizer = torch.optim.Adam(self.actor.parameters(), lr=actor_lr or lr, fused=fused or None)
         self.critic_optimizer = torch.optim.Adam(critic_params, lr=lr, fused=fused or None)
         self.target_update, self.actor_grad_clip = target_update, actor_grad_clip
@@ -108,6 +109,7 @@ class DPGLearner:
         next_action = self.actor_target(next_obs)
         if self.target_noise > 0:
             noise = torch.randn(next_action.shape, generator=self.noise, device=self.device) * self.target_noise
+            assert self.low is not None and self.high is not None  # __init__ refuses target_noise without them
             next_action = smoothed_target_action(next_action, noise, self.target_noise_clip, self.low, self.high)
         next_q = self.critic_target(next_obs, next_action)
         if self.critic2_target is not None:
@@ -127,7 +129,7 @@ class DPGLearner:
 
     def _target_pairs(self) -> list[tuple[nn.Module, nn.Module]]:
         pairs = [(self.actor_target, self.actor), (self.critic_target, self.critic)]
-        return pairs if self.critic2 is None else [*pairs, (self.critic2_target, self.critic2)]
+        return pairs if self.critic2 is None else [*pairs, (cast(nn.Module, self.critic2_target), self.critic2)]
 
     def latest(self) -> tuple[dict[str, torch.Tensor], int]:
         """Current actor and critic parameters (CPU, keyed as `dpg_pair`) and their version, the
@@ -142,8 +144,9 @@ class DPGLearner:
                 "actor_optimizer": self.actor_optimizer.state_dict(),
                 "critic_optimizer": self.critic_optimizer.state_dict(),
                 "updates": self.updates, "samples": self.samples, "noise": self.noise.get_state(),
-                **({} if self.critic2 is None else {"critic2": self.critic2.state_dict(),
-                                                     "critic2_target": self.critic2_target.state_dict()})}
+                **({} if self.critic2 is None else {
+                    "critic2": self.critic2.state_dict(),
+                    "critic2_target": cast(nn.Module, self.critic2_target).state_dict()})}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.actor.load_state_dict(state["actor"])
@@ -157,6 +160,7 @@ class DPGLearner:
             self.noise.set_state(state["noise"])
         if self.critic2 is not None:
             self.critic2.load_state_dict(state["critic2"])
+            assert self.critic2_target is not None  # made with critic2
             self.critic2_target.load_state_dict(state["critic2_target"])
 
     def counters(self) -> dict[str, float]:

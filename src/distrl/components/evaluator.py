@@ -40,17 +40,18 @@ class Evaluator:
                    max_episode_frames=cfg.eval_max_frames, video_every=cfg.video_every,
                    video_dir=Path(cfg.run_dir) / VIDEO_DIR if cfg.run_dir else None)
 
-    def evaluate(self, params: dict[str, torch.Tensor], updates: int = 0) -> dict:
+    def evaluate(self, params: dict[str, torch.Tensor], updates: int = 0) -> dict[str, Any]:
         """One evaluation of `params` (after `updates`), recorded when the schedule says so."""
         self.net.load_state_dict(params)
         filmed = self.video_every and self.video_dir is not None and self.evaluations % self.video_every == 0
         self.evaluations += 1
         if not filmed:
             return self.run()
+        assert self.video_dir is not None  # filmed
         video = Video(self.video_dir, f"eval-{updates:09d}", episodes=1)
         return {**self.run(video), "video": str(Path(video.folder) / f"{video.prefix}-episode-0.mp4")}
 
-    def run(self, video: Video | None = None) -> dict:
+    def run(self, video: Video | None = None) -> dict[str, Any]:
         """The protocol's episodes with the parameters the net holds (`video`: recorded there)."""
         returns = evaluate(self.env_id, self.policy, self.episodes, epsilon=self.epsilon, seed=self.seed,
                            max_episode_frames=self.max_episode_frames, video=video)

@@ -10,7 +10,7 @@ import io
 import json
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 import gymnasium as gym
 import numpy as np
@@ -22,20 +22,26 @@ from distrl.components.policy import Policy
 FORMATS = {"torchscript": ".pt", "onnx": ".onnx"}
 
 
+class _Recurrent(Protocol):
+    """A recurrent net (an LSTM PolicyValueNet, R2D2's RecurrentQNetwork): its zero state (h, c)."""
+
+    def initial_state(self, batch: int) -> tuple[torch.Tensor, torch.Tensor]: ...
+
+
 class Greedy(nn.Module):
     """Policy's greedy rule as a graph: argmax of Q-values or logits, a Gaussian's mean, DPG's actor."""
 
     def __init__(self, net: nn.Module, kind: str):
         super().__init__()
         self.kind = kind
-        self.net = net["actor"] if kind == "deterministic" else net
+        self.net = cast(nn.ModuleDict, net)["actor"] if kind == "deterministic" else net
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         if self.kind in ("deterministic", "q"):
             out = self.net(obs)
         else:  # softmax and gaussian nets return a tuple: logits or the mean first
             out = self.net(obs)[0]
-        return out if self.kind in ("deterministic", "gaussian") else out.argmax(dim=1)
+        return cast(torch.Tensor, out if self.kind in ("deterministic", "gaussian") else out.argmax(dim=1))
 
 
 class GreedyRecurrent(nn.Module):
@@ -81,7 +87,7 @@ def export_policy(policy: Policy, env: gym.Env, env_id: str, fmt: str, out: Path
     names = ["obs", "prev_action", "prev_reward", "h", "c"] if recurrent_q else ["obs", "h", "c"] if recurrent else ["obs"]
     inputs: tuple[torch.Tensor, ...] = (obs,)
     if recurrent:
-        h, c = net.initial_state(2)
+        h, c = cast(_Recurrent, net).initial_state(2)
         previous = (torch.zeros(2, dtype=torch.long), torch.zeros(2)) if recurrent_q else ()
         inputs = (obs, *previous, h, c)
     outputs = ["action", "h_out", "c_out"] if recurrent else ["action"]
@@ -100,10 +106,11 @@ def export_policy(policy: Policy, env: gym.Env, env_id: str, fmt: str, out: Path
                                   dynamic_shapes=tuple({1 if recurrent_q and i >= 3 else 0: batch}
                                                        for i in range(len(inputs))), dynamo=True)  # R2D2's h, c: [1, B, H]
     meta = {"format": fmt, "file": out.name, **about, "env": env_id,
-            "observation": {"shape": list(space.shape), "dtype": str(space.dtype),
+            "observation": {"shape": list(cast(tuple[int, ...], space.shape)), "dtype": str(space.dtype),
                             "preprocessing": wrappers(env)},
             "action": action_space(env.action_space), "inputs": names, "outputs": outputs,
-            "recurrent": recurrent, "state_shape": list(net.initial_state(1)[0].shape[1:]) if recurrent else None,
+            "recurrent": recurrent,
+            "state_shape": list(cast(_Recurrent, net).initial_state(1)[0].shape[1:]) if recurrent else None,
             "usage": usage(fmt, recurrent, recurrent_q)}
     path = out.with_suffix(out.suffix + ".json")
     path.write_text(json.dumps(meta, indent=2))
@@ -122,7 +129,7 @@ def wrappers(env: gym.Env) -> list[dict[str, Any]]:
 
 
 def jsonable(kwargs: dict[str, Any]) -> dict[str, Any]:
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in kwargs.items():
         if isinstance(value, (bool, int, float, str, type(None))):
             out[key] = value
@@ -135,11 +142,12 @@ def jsonable(kwargs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def action_space(space: gym.Space) -> dict[str, Any]:
+def action_space(space: gym.Space[Any]) -> dict[str, Any]:
     if isinstance(space, gym.spaces.Discrete):
         return {"type": "discrete", "n": int(space.n), "dtype": "int64"}
-    return {"type": "box", "shape": list(space.shape), "low": np.asarray(space.low).tolist(),
-            "high": np.asarray(space.high).tolist(), "dtype": "float32"}
+    box = cast(gym.spaces.Box, space)  # Discrete or Box: the action spaces distrl trains with
+    return {"type": "box", "shape": list(box.shape), "low": np.asarray(box.low).tolist(),
+            "high": np.asarray(box.high).tolist(), "dtype": "float32"}
 
 
 def usage(fmt: str, recurrent: bool, recurrent_q: bool = False) -> str:

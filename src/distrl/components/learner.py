@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 import torch
@@ -13,12 +13,37 @@ from torch import nn
 
 from distrl.algos.dqn import double_q_targets, q_targets, td_loss
 from distrl.algos.rmsprop import RMSProp
-from distrl.config import LearnerConfig
 from distrl.nets.precision import bf16_autocast
 from distrl.params.param_server import unflatten_into
 
 
-def make_optimizer(params: Iterable[torch.nn.Parameter], cfg: LearnerConfig) -> torch.optim.Optimizer:
+class OptimizerConfig(Protocol):
+    """The optimizer's settings, as config.LearnerConfig has them."""
+
+    @property
+    def optimizer(self) -> str: ...
+    @property
+    def lr(self) -> float: ...
+    @property
+    def rms_decay(self) -> float: ...
+    @property
+    def rms_eps(self) -> float: ...
+
+
+class QLearnerConfig(Protocol):
+    """What a DQNLearner reads of its config (LearnerConfig's fields; Gorila's learner section has them too)."""
+
+    @property
+    def grad_clip(self) -> float: ...
+    @property
+    def target_update(self) -> int: ...
+    @property
+    def double_q(self) -> bool: ...
+    @property
+    def loss(self) -> str: ...
+
+
+def make_optimizer(params: Iterable[torch.nn.Parameter], cfg: OptimizerConfig) -> torch.optim.Optimizer:
     if cfg.optimizer == "rmsprop_centered":
         # Ape-X appendix C: centered RMSProp, decay 0.95, eps 1.5e-7, no momentum, as TensorFlow
         # defines it (eps inside the square root, mean square starting at 1).
@@ -31,13 +56,15 @@ class DQNLearner:
     the networks' hidden layers run in bfloat16 autocast (1.8x the float32 step on Pong, 1.6x on MinAtar, on a
     CPU with bf16 units: bench/dqn_learner_step.py); their output layers, the targets and the loss stay float32."""
 
-    def __init__(self, net: nn.Module, cfg: LearnerConfig, device: str = "cpu", bf16: bool = False,
+    def __init__(self, net: nn.Module, cfg: QLearnerConfig, device: str = "cpu", bf16: bool = False,
                  applies_gradients: bool = True):
         self.cfg, self.device, self.bf16 = cfg, torch.device(device), bf16
         self.online = net.to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
-        # None where a parameter server applies the gradients (Gorila: its shards hold the optimizer)
-        self.optimizer = make_optimizer(self.online.parameters(), cfg) if applies_gradients else None
+        # None where a parameter server applies the gradients (Gorila: its shards hold the optimizer, and its
+        # config the settings); a learner that applies them has a LearnerConfig's
+        self.optimizer = make_optimizer(self.online.parameters(), cast(OptimizerConfig, cfg)) \
+            if applies_gradients else None
         self.updates = 0
         self.samples = 0
 
@@ -47,6 +74,7 @@ class DQNLearner:
     def step(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> tuple[dict[str, float], np.ndarray]:
         """One gradient step; returns metrics and the new priorities |G - q(s, a)| of the batch."""
         loss, td, q = self._loss(batch, weights)
+        assert self.optimizer is not None  # a learner that applies its gradients
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         grad_norm = nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.grad_clip or math.inf)
@@ -66,7 +94,7 @@ class DQNLearner:
         loss.backward()
         nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.grad_clip or math.inf)
         self.samples += len(td)
-        flat = torch.cat([p.grad.reshape(-1) for p in self.online.parameters()])
+        flat = torch.cat([cast(torch.Tensor, p.grad).reshape(-1) for p in self.online.parameters()])
         return flat.cpu().numpy(), loss.item(), td.abs().cpu().numpy()
 
     def _loss(self, batch: dict[str, np.ndarray], weights: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

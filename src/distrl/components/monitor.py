@@ -7,8 +7,9 @@ import csv
 import math
 import time
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from rich.console import Console
 from rich.live import Live
@@ -28,7 +29,7 @@ RATE_NAMES = {
 
 class Monitor:
     def __init__(self, run_dir: Path, *, live: bool | None = None, tensorboard: bool = True,
-                 trackers: list[Any] = ()):
+                 trackers: Sequence[Any] = ()):
         self.run_dir = Path(run_dir)
         self.trackers = list(trackers)  # what else hears of every row and evaluation (W&B, a Tune trial)
         self.console = Console(stderr=False)
@@ -39,8 +40,8 @@ class Monitor:
         self._start = time.perf_counter()
         self._first: tuple[float, dict[str, float]] | None = None
         self._last: tuple[float, dict[str, float]] | None = None
-        self._csv_file = None
-        self._csv: csv.DictWriter | None = None
+        self._csv_file: IO[str] | None = None
+        self._csv: csv.DictWriter[str] | None = None
         self._writer = None
         if tensorboard:
             from torch.utils.tensorboard import SummaryWriter
@@ -95,7 +96,7 @@ class Monitor:
         self._show(row)
         return row
 
-    def log_eval(self, result: dict) -> None:
+    def log_eval(self, result: dict[str, Any]) -> None:
         """An evaluation (periodic, or the final one): appended to evaluations.csv, TensorBoard and the
         tracker, by learner updates."""
         row = {"wall_s": round(self.wall_s(), 3), "updates": result.get("updates", 0),
@@ -135,6 +136,7 @@ class Monitor:
             if header is None:
                 self._csv.writeheader()
         self._csv.writerow(row)
+        assert self._csv_file is not None  # opened with the writer
         self._csv_file.flush()
         if self._writer is not None:
             step = int(row["frames"])

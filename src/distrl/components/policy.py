@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -42,19 +42,19 @@ class Policy:
         """A batch of greedy actions for a batch of observations (what `distrl.envs.evaluate` calls)."""
         x = torch.as_tensor(np.asarray(obs))
         if self.kind == "deterministic":
-            return self.net["actor"](x).numpy()
+            return cast(np.ndarray, cast(nn.ModuleDict, self.net)["actor"](x).numpy())  # dpg_pair's
         if self.kind == "gaussian":
-            return self.net(x)[0].numpy()
+            return cast(np.ndarray, self.net(x)[0].numpy())
         if self.kind == "recurrent_q":  # one env: [1, 1, ...] through the sequence network
             scores, self._state = self.net(x[None], *self._previous, self._state)
             scores = scores[0]
             self.actions = int(scores.shape[1])
-            return scores.argmax(dim=1).numpy()
+            return cast(np.ndarray, scores.argmax(dim=1).numpy())
         scores = self.net(x) if self.kind == "q" else self.net(x, self._state)
         if self.kind == "softmax":
             scores, _, self._state = scores
         self.actions = int(scores.shape[1])  # the number of discrete actions, for epsilon's random ones
-        return scores.argmax(dim=1).numpy()
+        return cast(np.ndarray, scores.argmax(dim=1).numpy())
 
     def act(self, observation: Any) -> Any:
         """The action for one observation as the env returns it: an int for discrete actions (random with

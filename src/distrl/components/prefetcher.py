@@ -20,7 +20,7 @@ class Prefetcher:
         if threads < 1:
             raise ValueError(f"a Prefetcher needs at least one thread, got {threads}")
         self._sample = sample
-        self._queue: queue.Queue = queue.Queue()
+        self._queue: queue.Queue[tuple[bool, Any]] = queue.Queue()
         self._slots = threading.Semaphore(depth)
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._loop, name=f"prefetcher-{i}", daemon=True)

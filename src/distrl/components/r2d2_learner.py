@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -12,6 +12,9 @@ from torch import nn
 from distrl.algos.r2d2 import sequence_loss, sequence_priorities, sequence_td_errors
 from distrl.components.learner import DQNLearner
 from distrl.nets.precision import bf16_autocast
+
+if TYPE_CHECKING:
+    from distrl.nets.recurrent_q import RecurrentQNetwork
 
 
 class R2D2Learner(DQNLearner):
@@ -24,6 +27,11 @@ class R2D2Learner(DQNLearner):
 
     A batch holds [B, ...] items as the replay gives them: obs [B, L+1, ...] (the state after the last
     step too), prev_action, prev_reward, action, reward, discount, mask [B, L], state_h, state_c [B, H]."""
+
+    cfg: Any  # an R2D2LearnerConfig (architectures/r2d2/config.py)
+    online: RecurrentQNetwork
+    target: RecurrentQNetwork
+    optimizer: torch.optim.Optimizer  # its own Adam, always
 
     def __init__(self, net: nn.Module, cfg: Any, device: str = "cpu"):
         super().__init__(net, cfg, device, applies_gradients=False)  # its own Adam, with the paper's epsilon

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
@@ -13,6 +13,9 @@ from distrl.algos.r2d2 import sequence_priorities, sequence_td_errors
 from distrl.components.actor import NStepActor
 from distrl.contracts import ParameterSource, Sink
 from distrl.replay.sequence_adder import STEP_KEYS, SequenceAdder
+
+if TYPE_CHECKING:
+    from distrl.nets.recurrent_q import RecurrentQNetwork
 
 
 class RecurrentActor(NStepActor):
@@ -33,7 +36,7 @@ class RecurrentActor(NStepActor):
         self.burn_in, self.gamma, self.n_step = burn_in, gamma, n_step
         self.rescale_eps, self.priority_eta = rescale_eps, priority_eta
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
-        self.state = net.initial_state(len(self.envs))
+        self.state = cast("RecurrentQNetwork", net).initial_state(len(self.envs))
         self.prev_action = np.zeros(len(self.envs), np.int64)
         self.prev_reward = np.zeros(len(self.envs), np.float32)
         self.pull()
@@ -77,7 +80,7 @@ class RecurrentActor(NStepActor):
         self.sent += len(ready)
 
     @torch.no_grad()
-    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict]) -> np.ndarray:
+    def priorities(self, batch: dict[str, np.ndarray], ready: list[dict[str, Any]]) -> np.ndarray:
         """The learner's priority rule on this actor's network (online and target alike)."""
         def time_major(key: str) -> torch.Tensor:
             return torch.as_tensor(batch[key]).transpose(0, 1)
@@ -87,7 +90,8 @@ class RecurrentActor(NStepActor):
         prev_action, prev_reward = time_major("prev_action"), time_major("prev_reward")
         action, reward = time_major("action"), time_major("reward")
         stored = (torch.as_tensor(batch["state_h"])[None], torch.as_tensor(batch["state_c"])[None])
-        state = self.net.burn_in(obs[:burn], prev_action[:burn], prev_reward[:burn], stored, mask[:burn])
+        net = cast("RecurrentQNetwork", self.net)
+        state = net.burn_in(obs[:burn], prev_action[:burn], prev_reward[:burn], stored, mask[:burn])
         q, _ = self.net(obs[burn:], torch.cat([prev_action[burn:], action[-1:]]),
                         torch.cat([prev_reward[burn:], reward[-1:]]), state)
         td = sequence_td_errors(q, q, action[burn:], reward[burn:], time_major("discount")[burn:], mask[burn:],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -27,7 +27,7 @@ class DeviceStager:
     def sample(self, replay: Any, n: int) -> tuple[np.ndarray, dict[str, Any], np.ndarray]:
         """(keys, batch, weights) as replay.sample(n) gives them, the staged fields as device tensors."""
         if not self.fields:
-            return replay.sample(n)
+            return cast(tuple[np.ndarray, dict[str, Any], np.ndarray], replay.sample(n))
         local = self._local
         out = getattr(local, "out", None)
         keys, batch, weights = replay.sample(n, out=out)

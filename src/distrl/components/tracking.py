@@ -53,7 +53,9 @@ class WandbTracker:
         id_file.write_text(run_id)
         self.wandb = wandb
         self.run = wandb.init(project=os.environ.get("WANDB_PROJECT", "distrl"), dir=str(run_dir), id=run_id,
-                              name=Path(run_dir).name, config=config, mode=wandb_mode(), resume="allow")
+                              name=Path(run_dir).name, config=config,
+                              mode=wandb_mode(),  # type: ignore[arg-type]  # WANDB_MODE as set; wandb checks it
+                              resume="allow")
         for section, step in (("train", "frames"), ("eval", "updates")):
             self.run.define_metric(f"{section}/{step}")
             self.run.define_metric(f"{section}/*", step_metric=f"{section}/{step}")
@@ -62,7 +64,7 @@ class WandbTracker:
         self.run.log(numbers("train", row))
 
     def log_eval(self, row: dict[str, Any], video: str | None) -> None:
-        data = numbers("eval", row)
+        data: dict[str, Any] = numbers("eval", row)
         if video is not None and Path(video).exists():
             data["eval/video"] = self.wandb.Video(video, format="mp4")
         self.run.log(data)

@@ -1,8 +1,8 @@
 """Components as roles of a run: each takes (parts, index, links, transport), so one class runs in
 this process (inline) or in its own (Ray) unchanged, and a called role answers `run(n) -> Report`.
 
-`parts` is the wiring, seen through the one Protocol of distrl.contracts that names what the role
-builds itself from. `links` maps a role's name to the instances (or remote handles) of the roles it
+`parts` is what the role builds itself from (its Role carries it), typed by the one Protocol of
+distrl.contracts that names it. `links` maps a role's name to the instances (or remote handles) of the roles it
 talks to; the transport is the only way it reaches them, and the only thing that says what differs
 where it runs apart from them (contracts.Transport)."""
 
@@ -12,7 +12,7 @@ import os
 import tempfile
 import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -73,7 +73,8 @@ class Restorable:
     def load_snapshot(self, snapshot: dict[str, Any]) -> None:
         raise NotImplementedError
 
-    def restore(self, snapshot: dict[str, Any] | None, source: str | None = None, restart: bool = False) -> dict | None:
+    def restore(self, snapshot: dict[str, Any] | None, source: str | None = None,
+                restart: bool = False) -> dict[str, Any] | None:
         """`snapshot` as snapshot() gave it, from the checkpoint `source`; None: the initial state stands.
         Returns restored(). With `restart`, only an incarnation still waiting for its state takes it (the
         driver may learn of one restart twice); the others answer None."""
@@ -93,7 +94,7 @@ class Restorable:
         if self.awaiting_state:
             raise NotRestored(f"{type(self).__name__} was restarted and waits for its state from the driver")
 
-    def restored(self) -> dict:
+    def restored(self) -> dict[str, Any]:
         """The checkpoint this incarnation was handed, with a digest of its state right after loading, and
         whether it still waits for it."""
         return {"path": self.restored_from, "digest": self.restored_digest, "pid": os.getpid(),
@@ -105,8 +106,9 @@ class ReplayShard(ReplayTable, ChunkedState, Restorable):
     hands a restarted one (or --resume) its slice of the newest checkpoint's set; until then it takes and
     serves experience as an empty table would."""
 
-    def __init__(self, wiring: ReplayParts, index: int = 0, links: dict | None = None, transport: Any = None):
-        super().__init__(*wiring.replay_args(index))
+    def __init__(self, parts: ReplayParts, index: int = 0, links: dict[str, list[Any]] | None = None,
+                 transport: Any = None):
+        super().__init__(*parts.replay_args(index))
         self.await_state_if_restarted(transport)
 
     def snapshot(self) -> dict[str, Any]:
@@ -123,7 +125,8 @@ class ReplayShard(ReplayTable, ChunkedState, Restorable):
         self.__dict__.update(ReplayTable.from_state(state, snapshot.get("source", "replay state")).__dict__)
         self.limiter = limiter
 
-    def restore(self, snapshot: dict[str, Any] | None, source: str | None = None, restart: bool = False) -> dict | None:
+    def restore(self, snapshot: dict[str, Any] | None, source: str | None = None,
+                restart: bool = False) -> dict[str, Any] | None:
         try:
             return super().restore(snapshot, source, restart)
         finally:
@@ -132,7 +135,7 @@ class ReplayShard(ReplayTable, ChunkedState, Restorable):
     def digest(self) -> None:
         return None  # a replay set is checked by its size (restored())
 
-    def restored(self) -> dict:
+    def restored(self) -> dict[str, Any]:
         return {"path": self.restored_from, "size": len(self), "pid": os.getpid(), "awaiting": self.awaiting_state}
 
 
@@ -158,12 +161,12 @@ class LearnerSource:
 
 
 class ActorWorker:
-    """An actor of a replay-fed wiring (Ape-X, Ape-X DPG): `run(steps)` steps every env `steps` times."""
+    """An actor of a replay-fed run (DQN, Ape-X, Ape-X DPG, R2D2): `run(steps)` steps every env `steps` times."""
 
-    def __init__(self, wiring: ActorParts, index: int, links: dict[str, list], transport: Transport):
-        replay = wiring.replay_client(links["replay"], transport)
-        sink = transport.sink(replay, wiring.compressed(), wiring.codec(), wiring.shared_frames())
-        self.actor = wiring.make_actor(index, sink=sink, source=LearnerSource(links["learner"][0], transport))
+    def __init__(self, parts: ActorParts, index: int, links: dict[str, list[Any]], transport: Transport):
+        r = parts.replay
+        sink = transport.sink(r.client(links["replay"], transport), r.compressed, r.codec, r.shared)
+        self.actor = parts.make_actor(index, sink, LearnerSource(links["learner"][0], transport))
         if (device := transport.device()) != "cpu":  # the placement granted this process a share of a GPU
             self.actor.place(device)
         self._deltas = Deltas(self.actor.counters())
@@ -183,33 +186,33 @@ class ActorWorker:
 
 
 class LearnerWorker(Restorable):
-    """The learner of a replay-fed wiring: `run(n)` makes up to n updates (as many as fit in the transport's
+    """The learner of a replay-fed run: `run(n)` makes up to n updates (as many as fit in the transport's
     call budget), sampling as the transport does (ahead, on threads, where the replay is remote), and
     pausing while the replay cannot sample (the start, or a restarted shard refilling). Its state (networks,
     optimizer, counters, its process's torch RNG) goes to and comes from the driver as data."""
 
-    def __init__(self, wiring: LearnerParts, index: int, links: dict[str, list], transport: Transport):
-        self.wiring, self.transport, self.cfg = wiring, transport, wiring.cfg
-        self.learner = wiring.make_learner(transport.device())
-        self.replay = wiring.replay_client(links["replay"], transport)
+    def __init__(self, parts: LearnerParts, index: int, links: dict[str, list[Any]], transport: Transport):
+        self.parts, self.transport = parts, transport
+        self.learner = parts.make_learner(transport.device())
+        self.replay = parts.replay.client(links["replay"], transport)
         self.await_state_if_restarted(transport)
         self.replay_waits = 0
         self.skipped_updates = 0  # asked for while the replay could not sample: not made up later
         self.waiting = True
         self._prefetcher: Prefetch | None = None
-        self.stager = DeviceStager(self.learner.device, wiring.image_fields())
+        self.stager = DeviceStager(self.learner.device, parts.image_fields)
         self._lock = threading.Lock()
         self._deltas = Deltas(self.counters())
         self.published = transport.publisher(self.learner.latest)
 
     @property
     def updates(self) -> int:
-        return self.learner.updates
+        return cast(int, self.learner.updates)
 
     def latest(self) -> tuple[dict[str, torch.Tensor], int]:
-        return self.learner.latest()
+        return cast(tuple[dict[str, torch.Tensor], int], self.learner.latest())
 
-    def params(self) -> tuple[list, int]:
+    def params(self) -> tuple[list[Any], int]:
         """([parameters], version), as the transport publishes them (on Ray: every ray.publish_every
         updates)."""
         self.check_restored()
@@ -225,10 +228,10 @@ class LearnerWorker(Restorable):
         return Report(self._deltas(self.counters()), state={"waiting_for_replay": int(self.waiting)})
 
     def _train(self, n: int) -> None:
-        cfg, t = self.cfg, self.transport
+        t = self.transport
         if self.waiting:
             try:
-                ready = self.replay.can_sample(cfg.learner.batch_size)
+                ready = self.replay.can_sample(self.parts.batch_size)
             except t.lost:
                 ready = False  # a shard is restarting
             if not ready:
@@ -239,7 +242,7 @@ class LearnerWorker(Restorable):
         deadline = time.monotonic() + t.call_budget_s  # in one process an infinite budget: exactly n
         try:
             for _ in range(n):
-                self.wiring.learner_step(self.replay, self.learner, self._sample())
+                learner_step(self.replay, self.learner, self._sample(), self.parts.trim_every)
                 self.published.tick(self.learner.updates)
                 if time.monotonic() >= deadline:
                     break
@@ -250,9 +253,9 @@ class LearnerWorker(Restorable):
 
     def _sample(self) -> Any:
         if self._prefetcher is None:
-            le = self.cfg.learner
-            self._prefetcher = self.transport.prefetch(lambda: self.stager.sample(self.replay, le.batch_size), le.prefetch,
-                                                       le.prefetch_threads)
+            p = self.parts
+            self._prefetcher = self.transport.prefetch(lambda: self.stager.sample(self.replay, p.batch_size), p.prefetch,
+                                                       p.prefetch_threads)
         return self._prefetcher.get()
 
     def _stop_prefetching(self) -> None:
@@ -289,6 +292,17 @@ class LearnerWorker(Restorable):
         return os.getpid()
 
 
+def learner_step(replay: Any, learner: Any, sampled: Any, trim_every: int) -> dict[str, float]:
+    """One step of a replay-fed learner: train on a sampled (keys, batch, weights), write its priorities
+    back, and trim the replay to its capacity every `trim_every` updates."""
+    keys, batch, weights = sampled
+    metrics, priorities = learner.step(batch, weights)
+    replay.update_priorities(keys, priorities)
+    if learner.updates % trim_every == 0:
+        replay.trim()
+    return cast(dict[str, float], metrics)
+
+
 class WaitsForShards:
     """A role that reaches parameter shards (or BA3C's chief) through `self.transport`: a call that
     finds one restarting waits a little, counted in `self.ps_waits`."""
@@ -306,8 +320,8 @@ class ShardWorker(ParamShard, Restorable):
     restart, or --resume) is handed its slice of the run's newest checkpoint by the driver, and refuses
     pulls and pushes until then."""
 
-    def __init__(self, wiring: ShardParts, index: int, links: dict | None = None, transport: Any = None):
-        values, options = wiring.shard_args(index)
+    def __init__(self, parts: ShardParts, index: int, links: dict[str, list[Any]] | None = None, transport: Any = None):
+        values, options = parts.shard_args(index)
         super().__init__(values, **options)
         self.await_state_if_restarted(transport)
 
@@ -346,16 +360,16 @@ class BundleWorker(WaitsForShards):
     The replay is the bundle's own table, or the shared one linked as "replay" (replay.mode=global). A
     parameter shard or the shared table restarting ends a call early; the bundle waits and goes on."""
 
-    def __init__(self, wiring: BundleParts, index: int, links: dict[str, list], transport: Transport):
+    def __init__(self, parts: BundleParts, index: int, links: dict[str, list[Any]], transport: Transport):
         self.transport, self.ps_waits = transport, 0
-        ps = wiring.shard_client(links["ps"], transport)
+        ps = parts.shard_client(links["ps"], transport)
         self.local_replay, sink = None, None
         if links.get("replay"):
-            replay = wiring.shared_replay_client(links["replay"], transport, index)
-            sink = transport.sink(replay, wiring.compressed(), wiring.codec())
+            replay = parts.shared_replay_client(links["replay"], transport, index)
+            sink = transport.sink(replay, parts.compressed(), parts.codec())
         else:
-            replay = self.local_replay = wiring.make_replay(index)
-        self.bundle = retry(lambda: wiring.make_bundle(index, ps, replay, sink), transport, self._waited)
+            replay = self.local_replay = parts.make_replay(index)
+        self.bundle = retry(lambda: parts.make_bundle(index, ps, replay, sink), transport, self._waited)
         self._deltas = Deltas(self.bundle.counters())
 
     def run(self, rounds: int) -> Report:
@@ -384,10 +398,10 @@ class ActorLearnerWorker(WaitsForShards):
     are done. Its store is the run's shared-memory one, attached by name, or the shards linked as "ps";
     a shard restarting ends a call early, and the worker waits and goes on."""
 
-    def __init__(self, wiring: ActorLearnerParts, index: int, links: dict[str, list], transport: Transport):
+    def __init__(self, parts: ActorLearnerParts, index: int, links: dict[str, list[Any]], transport: Transport):
         self.transport, self.ps_waits = transport, 0
-        self.store = wiring.store_client(links.get("ps", []), transport)
-        self.worker = retry(lambda: wiring.make_actor_learner(index, self.store), transport, self._waited)
+        self.store = parts.store_client(links.get("ps", []), transport)
+        self.worker = retry(lambda: parts.make_actor_learner(index, self.store), transport, self._waited)
         self._deltas = Deltas(self.worker.counters())
 
     def run(self, steps: int, global_frames: int) -> Report:
@@ -413,14 +427,14 @@ class GradientWorker(WaitsForShards):
     mode each is computed on the newest parameters and pushed to the chief, for the round those
     parameters belong to (the call waits while the chief waits for the round's other pushes, where
     workers run apart); in async mode each goes to the shards, and the result comes back in the same
-    round trip. `wiring.delays[index]` seconds are added to each gradient (tests of stragglers)."""
+    round trip. `parts.delays[index]` seconds are added to each gradient (tests of stragglers)."""
 
-    def __init__(self, wiring: GradientParts, index: int, links: dict[str, list], transport: Transport):
+    def __init__(self, parts: GradientParts, index: int, links: dict[str, list[Any]], transport: Transport):
         self.index, self.transport, self.ps_waits = index, transport, 0
-        self.delay_s = wiring.delays[index]
+        self.delay_s = parts.delays[index]
         self.chief = links["chief"][0] if links.get("chief") else None
-        self.ps = wiring.shard_client(links["ps"], transport)
-        self.worker = wiring.make_gradient_worker(index)
+        self.ps = parts.shard_client(links["ps"], transport)
+        self.worker = parts.make_gradient_worker(index)
         self.dropped_late = 0
         # The round a gradient is for: the newest the shards or the chief's last reply name. Not the
         # shards' alone: a shard restored from a checkpoint lags, and every gradient labelled by it would be late.
@@ -464,17 +478,18 @@ class GradientWorker(WaitsForShards):
 
 
 class EvaluatorWorker:
-    """Evaluates the parameters it is given under the wiring's protocol. A filmed evaluation is recorded into
+    """Evaluates the parameters it is given under the run's protocol. A filmed evaluation is recorded into
     a folder of this process and comes back as the file's bytes: the driver writes it into the run, so an
     evaluator on a host that shares no disk with the driver loses no video."""
 
-    def __init__(self, wiring: EvaluatorParts, index: int = 0, links: dict | None = None, transport: Any = None):
+    def __init__(self, parts: EvaluatorParts, index: int = 0, links: dict[str, list[Any]] | None = None,
+                 transport: Any = None):
         with torch.random.fork_rng(devices=[]):  # building its net must not move the run's torch RNG
-            self.evaluator = wiring.make_evaluator()
+            self.evaluator = parts.make_evaluator()
         if self.evaluator.video_dir is not None:
             self.evaluator.video_dir = tempfile.mkdtemp(prefix="distrl-video-")
 
-    def evaluate(self, params: dict[str, Any], updates: int) -> dict:
+    def evaluate(self, params: dict[str, Any], updates: int) -> dict[str, Any]:
         result = {**self.evaluator.evaluate({k: torch.as_tensor(v) for k, v in params.items()}, updates),
                   "updates": updates}
         if "video" in result:

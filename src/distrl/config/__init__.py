@@ -114,6 +114,7 @@ def _draw_lr(cfg: Any, overrides: dict[str, Any]) -> None:
         raise ConfigError("learner.lr_sample draws learner.lr: set one of them, not both")
     low, high = LR_SAMPLES[sample]
     rng = np.random.default_rng([cfg.seed, 0x1a])
+    assert learner is not None  # it has an lr_sample
     learner.lr = float(np.exp(rng.uniform(np.log(low), np.log(high))))
 
 

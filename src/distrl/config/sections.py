@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,13 +27,13 @@ def ranged(default: Any, *, ge=None, gt=None, le=None, lt=None, choices=None, ac
     return field(default=default, metadata={"range": (ge, gt, le, lt, choices), "accepted": accepted})
 
 
-def out_of_range(value: Any, meta: dict) -> bool:
+def out_of_range(value: Any, meta: Mapping[str, Any]) -> bool:
     ge, gt, le, lt, choices = meta["range"]
     return ((choices is not None and value not in choices) or (ge is not None and value < ge)
             or (gt is not None and value <= gt) or (le is not None and value > le) or (lt is not None and value >= lt))
 
 
-def check(ok: bool, key: str, value: Any, accepted: str) -> None:
+def check(ok: object, key: str, value: Any, accepted: str) -> None:
     """One config error naming the key, the value and what it accepts (a config's validate() says what
     no declared range can)."""
     if not ok:
@@ -47,7 +48,7 @@ def is_ip(text: str) -> bool:
     return True
 
 
-def accepted_text(kind: str, meta: dict) -> str:
+def accepted_text(kind: str, meta: Mapping[str, Any]) -> str:
     """What a declared range accepts, as an error message says it (`kind`: the leaf's type name)."""
     ge, gt, le, lt, choices = meta["range"]
     if meta["accepted"]:

@@ -14,7 +14,7 @@ The no-op starts draw from ale-py's RNG, not Gymnasium's: the same rule, another
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -46,7 +46,7 @@ class AtariVector:
             autoreset_mode="SameStep")  # the cap is counted here, in agent steps, as make_env's TimeLimit does
         frames = DEFAULT_MAX_EPISODE_FRAMES if max_episode_frames is None else max_episode_frames
         self.max_steps = max(1, frames // FRAME_SKIP)
-        self.num_actions = int(self._vec.single_action_space.n)
+        self.num_actions = int(cast(gymnasium.spaces.Discrete, self._vec.single_action_space).n)
         self._stacks = np.zeros((num_envs, frame_stack, 84, 84), np.uint8)
         self._lives = np.zeros(num_envs, np.int64)
         self._returns = np.zeros(num_envs, np.float64)
@@ -95,7 +95,7 @@ class AtariVector:
     def reset_each(self) -> list[np.ndarray]:
         return list(self.reset())
 
-    def step_each(self, actions: Sequence[int]) -> tuple[list[tuple], dict[int, np.ndarray]]:
+    def step_each(self, actions: Sequence[int]) -> tuple[list[tuple], dict[int | np.integer, np.ndarray]]:
         """As envs/make.py's EnvList: each game's (next_obs, reward, terminated, truncated, info), next_obs the
         last of a game that ended, and the first observation of each game started again, by index."""
         obs, rewards, terminated, truncated, infos = self.step(np.asarray(actions))

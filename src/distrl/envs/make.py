@@ -22,7 +22,7 @@ import functools
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -133,7 +133,9 @@ class _LifeLossInfo(gymnasium.Wrapper):
         return obs, reward, terminated, truncated, info
 
     def _read_lives(self, info: dict[str, Any]) -> int:
-        return int(info["lives"]) if "lives" in info else int(self.env.unwrapped.ale.lives())
+        if "lives" in info:
+            return int(info["lives"])
+        return int(self.env.unwrapped.ale.lives())  # type: ignore[attr-defined]  # ale-py's AtariEnv, untyped
 
 
 class _SeedOnFirstReset(gymnasium.Wrapper):
@@ -250,11 +252,12 @@ class _MinAtarFrames(gymnasium.Wrapper):
     float frames, which video encoders refuse; this draws each cell as a block of MINATAR_PIXELS."""
 
     @property
-    def render_mode(self) -> str:
+    def render_mode(self) -> str:  # type: ignore[override]  # gymnasium's is a plain attribute; here always rgb_array
         return "rgb_array"
 
     def render(self) -> np.ndarray:
-        state = np.asarray(self.env.unwrapped.game.state(), dtype=np.uint8)  # (10, 10, channels)
+        game = self.env.unwrapped.game  # type: ignore[attr-defined]  # MinAtar's env, untyped
+        state = np.asarray(game.state(), dtype=np.uint8)  # (10, 10, channels)
         frame = _MINATAR_PALETTE[np.amax(state * np.arange(1, state.shape[-1] + 1), -1)]  # the last channel set
         return np.repeat(np.repeat(frame, MINATAR_PIXELS, 0), MINATAR_PIXELS, 1)
 
@@ -263,7 +266,7 @@ def _make_minatar(env_id: str, render: dict[str, str]) -> gymnasium.Env:
     _register_minatar()
     env = _gym_make(env_id)
     env = RecordEpisodeStatistics(_Seed32(_MinAtarFrames(env) if render else env))
-    h, w, c = env.observation_space.shape
+    h, w, c = cast(tuple[int, int, int], env.observation_space.shape)  # MinAtar's (10, 10, channels)
     return TransformObservation(env, _channels_first_uint8, gymnasium.spaces.Box(0, 1, (c, h, w), np.uint8))
 
 
@@ -283,7 +286,7 @@ def _make_dm_control(env_id: str, render: dict[str, str]) -> gymnasium.Env:
 def _make_other(env_id: str, render: dict[str, str] | None = None) -> gymnasium.Env:
     if is_dm_control(env_id):
         return _make_dm_control(env_id, render or {})
-    env = RecordEpisodeStatistics(_gym_make(env_id, **(render or {})))
+    env: gymnasium.Env = RecordEpisodeStatistics(_gym_make(env_id, **(render or {})))
     space = env.observation_space
     if isinstance(space, gymnasium.spaces.Box) and space.dtype != np.float32:
         env = DtypeObservation(env, np.float32)

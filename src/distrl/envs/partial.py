@@ -3,6 +3,8 @@ agent (R2D2) is for and a feed-forward one cannot solve."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import gymnasium
 import numpy as np
 from gymnasium.wrappers import TransformObservation
@@ -19,7 +21,7 @@ def cartpole_no_velocity(**kwargs) -> gymnasium.Env:
     """CartPole-v1 observing the cart's position and the pole's angle only: the velocities, half of what
     balancing needs, must be inferred from successive observations (the usual POMDP test of recurrent RL)."""
     env = gymnasium.make("CartPole-v1", **kwargs)
-    space = env.observation_space
+    space = cast(gymnasium.spaces.Box, env.observation_space)
     return TransformObservation(env, _positions, gymnasium.spaces.Box(space.low[_POSITIONS], space.high[_POSITIONS],
                                                                       dtype=np.float32))
 

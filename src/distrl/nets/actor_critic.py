@@ -112,8 +112,11 @@ class GaussianPolicyValueNet(nn.Module):
     value). The mean is linear, then squashed by tanh into [low, high] when bounds are given: a
     purely linear mean ran to +-16 on Pendulum (bounds +-2), where clipped actions carry no gradient."""
 
+    center: torch.Tensor  # buffers (register_buffer), when bounded
+    half_range: torch.Tensor
+
     def __init__(self, obs_dim: int, action_dim: int, hidden: Sequence[int] = (128,), var_floor: float = 1e-4,
-                 low: Sequence[float] | None = None, high: Sequence[float] | None = None):
+                 low: Sequence[float] | np.ndarray | None = None, high: Sequence[float] | np.ndarray | None = None):
         super().__init__()
         self.bounded = low is not None and high is not None
         if self.bounded:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -21,8 +22,12 @@ class DPGActor(nn.Module):
     `activation` "relu" gives TD3's hidden layers; the output squash stays tanh. `obs_norm` (an ObsNorm,
     shared with the critic) normalises the observation first; by default it passes unchanged."""
 
-    def __init__(self, obs_dim: int, action_dim: int, low: Sequence[float], high: Sequence[float],
-                 hidden: Sequence[int] = (300, 200), activation: str = "tanh", obs_norm: nn.Module | None = None):
+    center: torch.Tensor  # buffers (register_buffer)
+    half_range: torch.Tensor
+
+    def __init__(self, obs_dim: int, action_dim: int, low: Sequence[float] | np.ndarray,
+                 high: Sequence[float] | np.ndarray, hidden: Sequence[int] = (300, 200), activation: str = "tanh",
+                 obs_norm: nn.Module | None = None):
         super().__init__()
         self.obs_norm = nn.Identity() if obs_norm is None else obs_norm
         low_t = torch.as_tensor(low, dtype=torch.float32).reshape(-1)

@@ -19,6 +19,10 @@ class ObsNorm(nn.Module):
     dict with each parameter pull. The replay keeps raw observations. Before any update it is the
     identity (mean 0, variance 1), clipped."""
 
+    mean: torch.Tensor  # buffers (register_buffer)
+    var: torch.Tensor
+    count: torch.Tensor
+
     def __init__(self, shape: Sequence[int] | int, clip: float = 5.0, eps: float = 1e-8):
         super().__init__()
         self.clip, self.eps = clip, eps

@@ -4,6 +4,7 @@ torso's features with the previous action (one-hot) and reward, and a dueling he
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import torch
 from torch import nn
@@ -37,7 +38,7 @@ class RecurrentQNetwork(nn.Module):
         self.head = DuelingHead(lstm_units, num_actions, hidden=head_hidden or 0)
 
     def initial_state(self, batch: int) -> LSTMState:
-        zeros = torch.zeros(1, batch, self.lstm.hidden_size, device=self.lstm.weight_hh_l0.device)
+        zeros = torch.zeros(1, batch, self.lstm.hidden_size, device=cast(torch.Tensor, self.lstm.weight_hh_l0).device)
         return zeros, zeros.clone()
 
     def embed(self, obs: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor) -> torch.Tensor:

@@ -21,7 +21,7 @@ from distrl.algos.rmsprop import RMSProp
 from distrl.errors import CheckpointError, ConfigError
 from distrl.transport import local_call, local_gather
 
-OPTIMIZERS: dict[str, type[torch.optim.Optimizer]] = {
+OPTIMIZERS: dict[str, Callable[..., torch.optim.Optimizer]] = {
     "adagrad": torch.optim.Adagrad,  # Gorila
     "rmsprop": RMSProp,  # A3C: eps inside the square root, as the shared-memory store
     "adam": torch.optim.Adam,

@@ -33,8 +33,8 @@ def rmsprop_step(params: np.ndarray, stats: np.ndarray, grad: np.ndarray,
     Non-centered, no momentum, eps inside the square root: `distrl.algos.rmsprop`'s rule, the one the
     sharded store's "rmsprop" shards apply too, run on torch views of the (shared) numpy arrays. It
     updates them in place without a lock: the Hogwild updates the paper relies on."""
-    grad = torch.from_numpy(np.array(grad, dtype=np.float32))  # a private, writable copy
-    rmsprop_(torch.from_numpy(params), grad, torch.from_numpy(stats), lr=lr, decay=decay, eps=eps)
+    grad_t = torch.from_numpy(np.array(grad, dtype=np.float32))  # a private, writable copy
+    rmsprop_(torch.from_numpy(params), grad_t, torch.from_numpy(stats), lr=lr, decay=decay, eps=eps)
 
 
 class SharedMemoryParams:

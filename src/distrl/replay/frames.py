@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from typing import cast
 
 import numpy as np
 
@@ -63,9 +64,9 @@ class FramePool:
         old = len(self._refs)
         new = max(old + n - len(self._free), old + max(old // 4, 64))  # 1.25x: a raw pool may hold GBs
         if self.compress:
-            self._store.extend([None] * (new - old))
+            cast(list, self._store).extend([None] * (new - old))
         else:  # in place (realloc, mremap on Linux): no second copy of the frames; no view of it escapes
-            self._store.resize((new, *self.frame_shape), refcheck=False)
+            cast(np.ndarray, self._store).resize((new, *self.frame_shape), refcheck=False)
         self._refs = np.concatenate([self._refs, np.zeros(new - old, np.int64)])
         self._free = np.concatenate([np.arange(new - 1, old - 1, -1), self._free])
 
@@ -119,7 +120,7 @@ class FramePool:
 
     def nbytes(self) -> int:
         """Bytes of frame storage: the raw array, or the blobs (with their object headers) and list pointers."""
-        return self._zbytes + 8 * len(self._refs) if self.compress else self._store.nbytes
+        return self._zbytes + 8 * len(self._refs) if self.compress else cast(np.ndarray, self._store).nbytes
 
     # ---- checkpoints: the held frames, renumbered 0..F-1 in the order of `ids` ----------------------
     def live(self) -> np.ndarray:
@@ -136,6 +137,7 @@ class FramePool:
         """File a checkpoint's frames; returns their ids (holders are counted by the caller)."""
         if not self.compress:
             return self.add(frames)
+        assert lengths is not None  # a compressed pool's checkpoint always has its blob lengths (frames_of)
         if int(lengths.sum()) != frames.size:
             raise ValueError("shared frames' blob lengths disagree with their bytes")
         buf, ends = frames.tobytes(), np.cumsum(lengths)

@@ -28,7 +28,7 @@ class RateLimiter:
             return False
         return inserts * self.samples_per_insert - (samples + n) >= self.min_diff
 
-    def can_insert(self, n: int, *, inserts: int, samples: int, size: int) -> bool:
+    def can_insert(self, n: int, *, inserts: float, samples: float, size: float) -> bool:
         if size + n <= self.min_size_to_sample:
             return True
         return (inserts + n) * self.samples_per_insert - samples <= self.max_diff

@@ -30,7 +30,7 @@ class FifoRemover(Remover):
     """Oldest first. A queue of (slot, insertion number); entries whose slot was removed or reused
     since no longer match ``_seq`` and are skipped, so remove() is O(1) per item."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._seq = np.full(0, -1, dtype=np.int64)  # insertion number of the item in each slot
         self._next = 0
         self._q = np.zeros((2, 64), dtype=np.int64)  # rows: slot, insertion number
@@ -111,6 +111,7 @@ class PrioritizedRemover(Remover):
         if k >= self._count:
             return np.flatnonzero(self._live)
         # Draw, keep the distinct new slots, zero them so the next round cannot pick them; restore after.
+        chosen: list[np.ndarray]
         chosen, saved, got = [], [], 0
         while got < k:
             total = self._tree.total()

@@ -45,7 +45,7 @@ class UniformSampler(Sampler):
     """Uniform over live items, by rejection over the slot range: slots are reused, so the table is
     dense and a draw rarely needs more than one round; weights are all 1."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._live = np.zeros(0, dtype=bool)
         self._count = 0
 

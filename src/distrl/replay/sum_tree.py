@@ -42,7 +42,7 @@ class SumTree:
             raise IndexError("SumTree indices must be >= 0")
         return idx
 
-    def update(self, indices: np.ndarray, values: np.ndarray) -> None:
+    def update(self, indices: np.ndarray, values: np.ndarray | float) -> None:
         """Set leaves (last wins on duplicate indices), then recompute their ancestors level by level."""
         idx = self._check_indices(indices)
         if idx.size == 0:

@@ -10,7 +10,7 @@ import json
 import sys
 import zlib
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import lz4.block
 import numpy as np
@@ -159,9 +159,10 @@ class ReplayTable:
         old = self._n_slots
         if new > SLOT_MASK + 1:
             raise ConfigError(f"replay table needs {new} slots, over its limit of {SLOT_MASK + 1}; call trim() more often")
-        for name, (shape, dtype) in self._spec.items():
+        spec = cast("dict[str, tuple[tuple[int, ...], np.dtype]]", self._spec)  # set before any slot exists
+        for name, (shape, dtype) in spec.items():
             if name in self.compress:
-                self._fields[name].extend([None] * (new - old))
+                cast(list, self._fields[name]).extend([None] * (new - old))
             else:
                 arr = np.empty((new, *shape), dtype=dtype)
                 arr[:old] = self._fields[name][:old]
@@ -185,7 +186,7 @@ class ReplayTable:
         self._free = self._free[:-n]
         return slots
 
-    def _check_batch(self, batch) -> tuple[dict[str, np.ndarray], int]:
+    def _check_batch(self, batch) -> tuple[dict[str, np.ndarray | Packed], int]:
         if not isinstance(batch, Mapping) or not batch:
             raise BatchError("add() takes a non-empty dict of numpy arrays sharing a leading batch dimension")
         arrays = {k: (v if isinstance(v, Packed) else np.asarray(v)) for k, v in batch.items()}
@@ -202,6 +203,7 @@ class ReplayTable:
         for k, m in lens.items():
             if m is None or m != n:
                 raise BatchError(f"field {k!r} has leading dim {m}, expected {n}: every field needs the same batch dimension")
+        assert n is not None  # it is the first field's length, checked just above
         if self._spec is None:
             for k, a in arrays.items():
                 if np.dtype(a.dtype).kind not in "biuf":
@@ -259,10 +261,11 @@ class ReplayTable:
         slots = self._alloc(n)
         keys = ((self._inserts + np.arange(n, dtype=np.int64)) << _SLOT_BITS) | slots
         if frames is not None:
+            assert self._pool is not None  # made by _split_frames
             ids = self._pool.add(frames)
             for name in self.shared:
-                arrays[name] = ids[arrays[name]]
-            self._pool.hold(np.concatenate([arrays[name].ravel() for name in self.shared]))
+                arrays[name] = ids[cast(np.ndarray, arrays[name])]  # _split_frames made them int64 indices
+            self._pool.hold(np.concatenate([cast(np.ndarray, arrays[name]).ravel() for name in self.shared]))
             self._pool.free_unheld(ids)  # a frame no stack of the batch names
         for name, a in arrays.items():
             if name in self.compress:
@@ -321,9 +324,11 @@ class ReplayTable:
         return rest, (frames.blobs if packed else frames)
 
     def _gather(self, slots: np.ndarray) -> dict[str, np.ndarray]:
+        assert self._spec is not None  # only sampled when not empty
         out = {}
         for name, (shape, dtype) in self._spec.items():
             if name in self.shared:
+                assert self._pool is not None  # shared frames were added
                 out[name] = self._pool.gather(self._fields[name][slots])
                 continue
             if name not in self.compress:
@@ -399,6 +404,7 @@ class ReplayTable:
                 self._zbytes -= len(store[s]) + _BYTES_OVERHEAD
                 store[s] = None
         if self.shared:
+            assert self._pool is not None  # items are stored, so their frames are
             self._pool.release(np.concatenate([self._fields[name][slots].ravel() for name in self.shared]))
         self._slot_key[slots] = -1
         self.sampler.remove(slots)
@@ -418,7 +424,7 @@ class ReplayTable:
     def nbytes(self) -> int:
         """Bytes held by item storage: allocated rows of plain fields + compressed blobs (with
         their Python object headers). Excludes the per-slot index (~50 B/slot: keys, priorities, trees)."""
-        plain = sum(a.nbytes for n, a in self._fields.items() if n not in self.compress)
+        plain = sum(cast(np.ndarray, a).nbytes for n, a in self._fields.items() if n not in self.compress)
         pool = self._pool.nbytes() if self._pool is not None else 0
         return plain + pool + self._zbytes + 8 * self._n_slots * len(self.compress)  # + list pointers
 
@@ -432,20 +438,22 @@ class ReplayTable:
                                   f"{sorted(known)}")
         live = np.flatnonzero(self._slot_key >= 0)
         live = live[np.argsort(self._slot_key[live])]  # insertion order: rebuilds FIFO order on restore
-        names = list(self._spec or {})
+        spec = self._spec or {}
+        names = list(spec)
         meta = {
             "format": _FORMAT_SHARED if self.shared else _FORMAT, "capacity": self.capacity,
             "compress": list(self.compress) + (list(self.shared) if self._frames_compressed else []), "codec": self.codec,
             "shared": list(self.shared),
             "frame": ([list(self._pool.frame_shape), self._pool.dtype.str] if self._pool is not None else None),
             "n_slots": self._n_slots,
-            "fields": [[k, list(self._spec[k][0]), self._spec[k][1].str] for k in names],
+            "fields": [[k, list(spec[k][0]), spec[k][1].str] for k in names],
             "counters": [self._inserts, self._samples, self._removed, self._priority_updates],
             "max_priority": self._max_priority, "rng": self._rng.bit_generator.state,
             "sampler": [type(self.sampler).__name__, self.sampler.config()],
             "remover": [type(self.remover).__name__, self.remover.config()],
         }
-        arrays = {"meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), "keys": self._slot_key[live],
+        arrays: dict[str, np.ndarray] = {
+                  "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), "keys": self._slot_key[live],
                   "priorities": self._priority[live], "free": self._free.copy()}
         if self._pool is not None:  # the held frames, renumbered in id order; the stacks' indices with them
             held = self._pool.live()
@@ -512,6 +520,7 @@ class ReplayTable:
             data = z[f"field{i}"]
             if name in t.shared:
                 t._fields[name][slots] = pool_ids[data]
+                assert t._pool is not None  # pool_ids exist, so does the pool
                 t._pool.hold(pool_ids[data])
             elif name in t.compress:
                 lens = z[f"field{i}_len"]

@@ -6,7 +6,7 @@ config."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from distrl.architectures.base import Work
 from distrl.errors import ConfigError
@@ -29,4 +29,4 @@ def _size(cfg: Any, section: str, key: str, work: Work) -> float:
     if value is None:
         raise ConfigError(f"{cfg.architecture} has a role whose calls count {work.unit}, but its config has no "
                           f"{section}.{key}: add that key to its {section} section")
-    return value
+    return cast(float, value)

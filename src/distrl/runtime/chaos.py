@@ -19,7 +19,7 @@ import signal
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError
@@ -51,21 +51,21 @@ class Chaos:
         self.every_s, self.max_frames = float(every_s), int(max_frames)
         self.replay_at, self.learner_at = replay_at, learner_at
         self.rng = random.Random(seed)
-        self.kills: list[dict] = []
-        self.restores: list[dict] = []
+        self.kills: list[dict[str, Any]] = []
+        self.restores: list[dict[str, Any]] = []
         self._pids: dict[int, int] = {}  # id(handle) -> pid of its current incarnation
         self._asked: dict[int, Any] = {}  # id(handle) -> pending pid ref
         self._t0: float | None = None
         self._next_actor = 0.0
         self._replay_done = self._learner_done = False
-        self._verify: dict | None = None  # a restarted stateful part whose state is still to be checked
+        self._verify: dict[str, Any] | None = None  # a restarted stateful part whose state is still to be checked
 
     # ---- the hook ----------------------------------------------------------------------------
-    def __call__(self, state: dict) -> None:
+    def __call__(self, state: dict[str, Any]) -> None:
         now = time.monotonic()
         if self._t0 is None:
             self._t0, self._next_actor = now, now + self.every_s
-        actors = next((state[name] for name in ACTOR_ROLES if state.get(name)), [])
+        actors: list[Any] = next((state[name] for name in ACTOR_ROLES if state.get(name)), [])
         replay = [h for h in state.get("replay", []) if h is not None]
         stateful = list(state.get("learner") or state.get("ps") or [])
         self._ask_pids([*actors, *replay, *stateful])
@@ -84,7 +84,7 @@ class Chaos:
         if self._verify is not None:
             self._check_restore()
 
-    def _ask_pids(self, handles: list) -> None:
+    def _ask_pids(self, handles: list[Any]) -> None:
         for h in handles:
             if id(h) not in self._pids and id(h) not in self._asked:
                 self._asked[id(h)] = h.__ray_call__.remote(_pid)
@@ -99,7 +99,7 @@ class Chaos:
                 except RayActorError:
                     pass  # still restarting: asked again next tick
 
-    def _known(self, handles: list) -> list[tuple[int, Any]]:
+    def _known(self, handles: list[Any]) -> list[tuple[int, Any]]:
         return [(i, h) for i, h in enumerate(handles) if id(h) in self._pids]
 
     def _kill(self, candidates: list[tuple[int, Any]], kind: str, frames: int, run_dir: Path | None = None) -> bool:
@@ -111,7 +111,8 @@ class Chaos:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             return False  # died on its own already; Ray is restarting it
-        event = {"kind": kind, "index": index, "pid": pid, "frames": int(frames),
+        assert self._t0 is not None  # set by the first tick, before any kill
+        event: dict[str, Any] = {"kind": kind, "index": index, "pid": pid, "frames": int(frames),
                  "t": round(time.monotonic() - self._t0, 2), "dead": _gone(pid)}
         if run_dir is not None:  # what a restart must load: the newest checkpoint at the moment of death
             found = list_checkpoints(run_dir)
@@ -121,14 +122,15 @@ class Chaos:
 
     def _check_restore(self) -> None:
         v = self._verify
+        assert v is not None and self._t0 is not None  # only called with a restart to verify, after the first tick
         try:
-            info = ray.get(v["handle"].restored.remote(), timeout=5)
+            info = cast(dict[str, Any], ray.get(v["handle"].restored.remote(), timeout=5))
         except (RayActorError, GetTimeoutError):
             return  # not back yet
         if info.get("awaiting"):
             return  # back, but the driver has not handed it its state yet
         self._verify = None
-        result = {"kind": v["kind"], "index": v["index"], "old_pid": v["pid"], "new_pid": info["pid"],
+        result: dict[str, Any] = {"kind": v["kind"], "index": v["index"], "old_pid": v["pid"], "new_pid": info["pid"],
                   "path": info["path"], "expected_path": v["newest_checkpoint"],
                   "seconds_to_restore": round(time.monotonic() - self._t0 - v["t"], 2)}
         if info["path"]:
@@ -141,6 +143,6 @@ class Chaos:
         self.restores.append(result)
 
     # ---- what happened -----------------------------------------------------------------------
-    def report(self) -> dict:
+    def report(self) -> dict[str, Any]:
         return {"every_s": self.every_s, "kills": dict(Counter(k["kind"] for k in self.kills)), "events": self.kills,
                 "restores": self.restores, "pending_restore_check": self._verify is not None}

@@ -6,7 +6,7 @@ The driver is the one owner of the run's state: stateful roles hand it their sna
 writes each checkpoint (checkpoint.py); it reads the newest one and hands each role its part at a
 resumed start and whenever Ray has restarted the role, on whatever host. No role reads or writes a file.
 
-It knows no architecture (the wiring says what its roles are) and no place (the placement starts the
+It knows no architecture (its Topology says what its roles are) and no place (the placement starts the
 roles and gives the transport that reaches them): inline in this process, or Ray."""
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from distrl.architectures.base import Pacing, Role, Wiring
+import numpy as np
+
+from distrl.architectures.base import Pacing, Role, Topology
 from distrl.checkpoint import load_replay, replay_set, state_digest
 from distrl.components import chunks
 from distrl.components.evaluator import VIDEO_DIR
@@ -30,7 +32,7 @@ from distrl.transport import retry
 _DEAD = -1
 
 
-def count_restart(pids: dict, key: Any, pid: int | None, faults: dict, fault: str) -> None:
+def count_restart(pids: dict[Any, int], key: Any, pid: int | None, faults: dict[str, int], fault: str) -> None:
     """Count a worker's deaths (the placement restarts each): a failed call (pid None) or a report from
     a new process. Once per death: one death can fail two calls (the running one and one sent before
     the placement noticed), and a worker killed between calls fails none but reports a new pid."""
@@ -40,12 +42,12 @@ def count_restart(pids: dict, key: Any, pid: int | None, faults: dict, fault: st
     pids[key] = _DEAD if pid is None else pid
 
 
-def start_roles(wiring: Wiring, placement: Any, roles: list[Role], handles: dict[str, list] | None = None,
-                started: Callable[[Role], None] | None = None) -> dict[str, list]:
+def start_roles(placement: Any, roles: tuple[Role, ...], handles: dict[str, list[Any]] | None = None,
+                started: Callable[[Role], None] | None = None) -> dict[str, list[Any]]:
     """Start each role's instances on `placement` once the roles it links to exist (inline, that is the
     order torch and numpy draw in), filling and returning `handles` (role name -> instances); `started(role)`
     runs once a role's instances exist, before any role linked to it starts. Benches and tests use it to
-    place a wiring's roles without the training loop."""
+    place an architecture's roles without the training loop."""
     handles = {} if handles is None else handles
     waiting = list(roles)
     while waiting:
@@ -53,46 +55,48 @@ def start_roles(wiring: Wiring, placement: Any, roles: list[Role], handles: dict
         if role is None:
             raise ValueError(f"roles {[r.name for r in waiting]} link to roles that never start")
         links = {name: handles[name] for name in role.links}
-        handles[role.name] = [placement.start(wiring, role, i, links) for i in range(role.count)]
+        handles[role.name] = [placement.start(role, i, links) for i in range(role.count)]
         if started is not None:
             started(role)
         waiting.remove(role)
     return handles
 
 
-def drive(wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
-          hook: Callable[[dict], None] | None = None, saved: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Run `wiring` to max_frames on `placement`. `hook(state)` is called on every tick with the totals
+def drive(cfg: Any, topology: Topology, placement: Any, run_dir: Path, monitor: Monitor,
+          hook: Callable[[dict[str, Any]], None] | None = None,
+          saved: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Run `topology` (of the run configured by `cfg`) to max_frames on `placement`. `hook(state)` is called on every tick with the totals
     and every role's instances (fault injection and bench/peers use it); training waits while it runs.
     `saved()` after every checkpoint written (a run at a URI pushes its mirror there)."""
-    return Driver(wiring, placement, Path(run_dir), monitor, hook, saved).run()
+    return Driver(cfg, topology, placement, Path(run_dir), monitor, hook, saved).run()
 
 
 class Driver:
-    def __init__(self, wiring: Wiring, placement: Any, run_dir: Path, monitor: Monitor,
-                 hook: Callable[[dict], None] | None, saved: Callable[[], None] | None = None):
-        self.wiring, self.placement, self.transport = wiring, placement, placement.transport
-        self.cfg, self.run_dir, self.monitor, self.hook, self.saved = wiring.cfg, run_dir, monitor, hook, saved
-        self.roles = wiring.roles()
-        self.pacing = self._banded(wiring.pacing())
-        self.handles: dict[str, list] = {}
+    def __init__(self, cfg: Any, topology: Topology, placement: Any, run_dir: Path, monitor: Monitor,
+                 hook: Callable[[dict[str, Any]], None] | None, saved: Callable[[], None] | None = None):
+        self.topology, self.hooks, self.placement, self.transport = topology, topology.hooks, placement, placement.transport
+        self.cfg, self.run_dir, self.monitor, self.hook, self.saved = cfg, run_dir, monitor, hook, saved
+        self.roles = topology.roles
+        self.pacing = self._banded(topology.pacing)
+        self.handles: dict[str, list[Any]] = {}
         self.totals: dict[str, float] = {}
-        self.gauges: dict[str, dict] = {}  # each role's latest reported gauges
-        self.instance_gauges: dict[str, dict[int, dict]] = {}  # ... and each instance's
+        self.gauges: dict[str, dict[str, float]] = {}  # each role's latest reported gauges
+        self.instance_gauges: dict[str, dict[int, dict[str, float]]] = {}  # ... and each instance's
         self.counted = [r for r in self.roles if r.called or r.fault]  # roles whose restarts the summary counts
         self.faults = {r.fault_key: 0 for r in self.counted}
         self.pids: dict[tuple[str, int], int] = {}
-        self.served_stats: dict[str, list[dict]] = {}  # the served roles' last stats, per instance
+        self.served_stats: dict[str, list[dict[str, Any]]] = {}  # the served roles' last stats, per instance
         self.latest_counters: dict[str, float] = {}  # the latest counters()
-        self.evaluations: list[dict] = []
+        self.evaluations: list[dict[str, Any]] = []
         self.eval_call: Any = None
-        self.reached: dict | None = None  # the periodic evaluation that reached stop_return
+        self.reached: dict[str, Any] | None = None  # the periodic evaluation that reached stop_return
         self.deadline = math.inf  # perf_counter() at which max_seconds ends training
         self.saves_replay = bool(getattr(getattr(self.cfg, "replay", None), "checkpoint", False))
-        self.stateful = (wiring.saved_role, *(("replay",) if self.saves_replay else ()))
-        self.held: dict[str, list] = {}  # the stateful parts the wiring holds in this process (parts_held_by_driver)
+        self.stateful = (topology.saved_role, *(("replay",) if self.saves_replay else ()))
+        self.held: dict[str, list[Any]] = {}  # the stateful parts the driver's process holds (parts_held_by_driver)
         self.checks: dict[tuple[str, int], Any] = {}  # needs_state calls out, per stateful instance
-        self.restores: list[dict] = []  # each restarted instance handed its state, and whether it holds it exactly
+        # each restarted instance handed its state, and whether it holds it exactly
+        self.restores: list[dict[str, Any]] = []
         self.last_check = 0.0
 
     # ---- the run ---------------------------------------------------------------------------
@@ -100,11 +104,12 @@ class Driver:
         data = self._newest()
         resumed_from = self._restore_progress(data)
         self.placement.check(self.roles, self.cfg)
-        with self.wiring.held_by_driver():
-            self.held = self.wiring.parts_held_by_driver()
+        with self.hooks.held_by_driver():
+            self.held = self.hooks.parts_held_by_driver()
             for name, parts in self.held.items():
-                for i, part in enumerate(parts if data else []):
-                    part.load_state_dict(data["roles"][name][i])
+                for i, part in enumerate(parts):
+                    if data is not None:
+                        part.load_state_dict(data["roles"][name][i])
             try:
                 self._start_roles(data)
                 self.monitor.start(self.counters())
@@ -118,11 +123,11 @@ class Driver:
             finally:
                 self.placement.stop([h for hs in self.handles.values() for h in hs])
 
-    def _newest(self) -> dict | None:
+    def _newest(self) -> dict[str, Any] | None:
         """The run's newest checkpoint, checked against this run; None before the first."""
-        return self.wiring.restore(self.run_dir, required=False)
+        return self.topology.checkpoints.restore(self.run_dir, required=False)
 
-    def _restore_progress(self, data: dict | None) -> str | None:
+    def _restore_progress(self, data: dict[str, Any] | None) -> str | None:
         """The newest checkpoint's counters and recent returns (the roles get their states as they start)."""
         if not data:
             return None
@@ -131,17 +136,17 @@ class Driver:
             counters = {f"{self.roles[0].name}/{k}": v for k, v in counters.items()}
         self.totals = {k: float(v) for k, v in counters.items() if "/" in k}
         self.monitor.add_returns(list(data["returns"]))
-        return data["path"]
+        return cast(str, data["path"])
 
-    def _start_roles(self, data: dict | None) -> None:
+    def _start_roles(self, data: dict[str, Any] | None) -> None:
         def started(role: Role) -> None:  # each stateful role has its state before a role that calls it starts
             if data is not None and role.name in self.stateful and role.name not in self.held:
                 for i in range(role.count):
                     self._hand(role.name, i, data)
 
-        start_roles(self.wiring, self.placement, self.roles, self.handles, started)
-        if getattr(self.wiring, "watched_return", None):
-            self.monitor.watch(self.wiring.watched_return)
+        start_roles(self.placement, self.roles, self.handles, started)
+        if self.topology.watched_return:
+            self.monitor.watch(self.topology.watched_return)
 
     def _loop(self) -> None:
         called = [(r, i) for r in self.roles if r.called for i in range(r.count)]
@@ -153,7 +158,7 @@ class Driver:
         while (reason := self.stop_reason()) is None:
             for role, i in list(free):
                 if (n := self._call_size(role)) is not None:
-                    args = self.wiring.call_args(role.name, self.frames())
+                    args = self.hooks.call_args(role.name, self.frames())
                     call = self.transport.call(self.handles[role.name][i], "run", n, *args)
                     pending[call] = (role, i)
                     free.remove((role, i))
@@ -181,9 +186,9 @@ class Driver:
     def _call_size(self, role: Role) -> float | None:
         """How much the next call of `role` may do (its Work on this placement, within the pacing), or
         None: not now."""
-        if not self.wiring.may_call(role.name, self.totals, self.gauges):
+        if not self.hooks.may_call(role.name, self.totals, self.gauges):
             return None
-        n = self.placement.call_size(role.work, self.cfg)
+        n: float = self.placement.call_size(role.work, self.cfg)
         pacing = self.pacing
         if pacing is not None and role.name == pacing.inserter and not pacing.may_insert(self.totals, self.gauges):
             return None
@@ -197,11 +202,12 @@ class Driver:
         run is paced alike in one process and on Ray."""
         if pacing is None:
             return None
-        inserter = next(r for r in self.roles if r.name == pacing.inserter)
+        inserter = next(r for r in self.roles if r.name == pacing.inserter and r.work is not None)
+        assert inserter.work is not None
         return pacing.banded(inserter.count * ray_call(inserter.work, self.cfg))
 
     def _finish(self) -> dict[str, Any]:
-        self.wiring.release_waiters(self.handles, self.transport)
+        self.hooks.release_waiters(self.handles, self.transport)
         for call in list(self.pending):  # calls in flight complete and count
             role, i = self.pending.pop(call)
             self._add(role, i, call)
@@ -216,7 +222,7 @@ class Driver:
             if self.cfg.eval_episodes else None
         if evaluation is not None:
             self.monitor.log_eval(evaluation)  # the last row of evaluations.csv (and of a tracker's curve)
-        faults = {**self.faults, **{k: int(final[k]) for k in self.wiring.fault_gauges}}
+        faults = {**self.faults, **{k: int(final[k]) for k in self.topology.fault_gauges}}
         return {"frames": int(final["frames"]), "updates": int(self.progress()), "evaluation": evaluation,
                 "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations,
                 "reached": self.reached, "restores": self.restores, "stopped_by": self.stopped_by}
@@ -253,14 +259,14 @@ class Driver:
 
     def progress(self) -> float:
         """The counter the schedule follows: a called role's total, or (Gorila's server version) one the
-        wiring derives from served stats, as of the latest counters()."""
-        key = self.wiring.progress_key
+        architecture derives from served stats, as of the latest counters()."""
+        key = self.topology.progress_key
         return self.totals[key] if key in self.totals else self.latest_counters.get(key, 0)
 
     def counters(self) -> dict[str, float]:
-        """The wiring's counters from the totals, the served roles' stats and the reports; each role's restarts."""
+        """The architecture's counters from the totals, the served roles' stats and the reports; each role's restarts."""
         for role in self.roles:
-            if role.name in self.wiring.stats_roles and self.handles.get(role.name):
+            if role.name in self.topology.stats_roles and self.handles.get(role.name):
                 try:
                     calls = [self.transport.call(h, "stats") for h in self.handles[role.name]]
                     self.served_stats[role.name] = self.transport.gather(calls, timeout=30)
@@ -269,17 +275,17 @@ class Driver:
         for role in self.counted:
             if (n := self.placement.restarts(self.handles.get(role.name, []))) is not None:
                 self.faults[role.fault_key] = n
-        self.latest_counters = self.wiring.counters(self.totals, self.served_stats, self.instance_gauges)
+        self.latest_counters = self.hooks.counters(self.totals, self.served_stats, self.instance_gauges)
         return {**self.latest_counters, "actors/frames": self.frames()}
 
     def log(self) -> dict[str, float]:
         self.last_log = time.perf_counter()
         c = self.counters()
-        sizes = {f"{name}_size": c[f"{name}/size"] for name in self.wiring.stats_roles if f"{name}/size" in c}
-        return self.monitor.log(c, {**sizes, **self.wiring.gauges(c), **self.faults})
+        sizes = {f"{name}_size": c[f"{name}/size"] for name in self.topology.stats_roles if f"{name}/size" in c}
+        return self.monitor.log(c, {**sizes, **self.hooks.gauges(c), **self.faults})
 
     def _tick(self) -> None:
-        if self.placement.name == "inline" and self.wiring.progress_key not in self.totals:
+        if self.placement.name == "inline" and self.topology.progress_key not in self.totals:
             self.counters()  # served progress (cheap in one process): the schedule follows it every round
         try:
             self._watch_restarts()
@@ -301,11 +307,11 @@ class Driver:
                        "run_dir": self.run_dir, **self.handles})
 
     def _start_eval(self) -> Any:
-        params, version = self.wiring.policy(self.handles, self.transport)
+        params, version = self.hooks.policy(self.handles, self.transport)
         self.next_eval = version + self.cfg.eval_every
         return self.transport.call(self.handles["evaluator"][0], "evaluate", params, version)
 
-    def _received(self, result: dict) -> dict:
+    def _received(self, result: dict[str, Any]) -> dict[str, Any]:
         """An evaluation's video arrives as bytes: written into the run here, its path in the result."""
         video = result.get("video")
         if isinstance(video, dict):
@@ -336,7 +342,7 @@ class Driver:
     def save(self) -> str:
         """Every stateful role's snapshot (and, with replay.checkpoint, the replay set, in pieces) written
         as one checkpoint under the saved role's update count."""
-        name, t = self.wiring.saved_role, self.transport
+        name, t = self.topology.saved_role, self.transport
         if name in self.held:
             snaps = [{"state": part.state_dict()} for part in self.held[name]]
         else:
@@ -352,13 +358,13 @@ class Driver:
         step = min(int(s["updates"] if "updates" in s else s["version"]) for s in states)
         episodes = sum(v for k, v in self.totals.items() if k.endswith("/episodes"))
         counters = {"frames": self.frames(), "episodes": episodes, **self.totals}
-        path = self.wiring.save(self.run_dir, step, {name: states}, counters, list(self.monitor.returns), rng=rng,
+        path = self.topology.checkpoints.save(self.run_dir, step, {name: states}, counters, list(self.monitor.returns), rng=rng,
                                 replay=self._replay_set())
         if self.saved is not None:
             self.saved()
         return str(path)
 
-    def _replay_set(self) -> dict[int, dict] | None:
+    def _replay_set(self) -> dict[int, dict[str, np.ndarray]] | None:
         if not self.saves_replay or not self.handles.get("replay"):
             return None
         try:
@@ -366,11 +372,12 @@ class Driver:
         except self.transport.dead:
             return None  # a shard is restarting: this checkpoint goes without a replay set
 
-    def _hand(self, name: str, i: int, data: dict | None, restart: bool = False) -> dict | None:
+    def _hand(self, name: str, i: int, data: dict[str, Any] | None, restart: bool = False) -> dict[str, Any] | None:
         """Instance i of role `name` gets its part of checkpoint `data` (None: its initial state stands);
         returns what it says it restored (Restorable.restored), None where `restart` and it was not waiting."""
         t, handle = self.transport, self.handles[name][i]
-        snapshot, source = None, None
+        snapshot: dict[str, Any] | None = None
+        source: str | None = None
         if data is not None and name == "replay":
             path = replay_set(self.run_dir).get(i)
             if path is not None:
@@ -378,7 +385,7 @@ class Driver:
                 snapshot, source = {"source": str(path)}, str(path)
         elif data is not None:
             snapshot, source = {"state": data["roles"][name][i], "rng": data.get("rng")}, data["path"]
-        return t.gather([t.call(handle, "restore", snapshot, source, restart)])[0]
+        return cast(dict[str, Any] | None, t.gather([t.call(handle, "restore", snapshot, source, restart)])[0])
 
     def _rehand(self, name: str, i: int) -> None:
         """A restarted instance gets its part of the newest checkpoint, read again from the run's storage;

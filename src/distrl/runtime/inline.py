@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from distrl.architectures.base import Role, Wiring
+from distrl.architectures.base import Role
 from distrl.components.monitor import Monitor
 from distrl.runtime.calls import inline_call
 from distrl.runtime.driver import drive
@@ -26,22 +26,23 @@ class InlinePlacement:
         """Nothing to check in one process."""
 
     @staticmethod
-    def start(wiring: Wiring, role: Role, index: int, links: dict[str, list]) -> Any:
-        return role.cls(wiring, index, links, InProcess)
+    def start(role: Role, index: int, links: dict[str, list[Any]]) -> Any:
+        return role.cls(role.parts, index, links, InProcess)
 
     @staticmethod
-    def restarts(handles: list) -> None:
+    def restarts(handles: list[Any]) -> None:
         return None  # nothing restarts in one process: an error ends the run
 
     @staticmethod
-    def stop(handles: list) -> None:
+    def stop(handles: list[Any]) -> None:
         """Objects go with the driver."""
 
 
-def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
-        hook: Callable[[dict], None] | None = None, saved: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Any wiring in this process. A round is one call of every called role in turn: each actor's steps
+def run(builder: Any, run_dir: Path, monitor: Monitor, resume: bool = False,
+        hook: Callable[[dict[str, Any]], None] | None = None,
+        saved: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Any architecture (its builder) in this process. A round is one call of every called role in turn: each actor's steps
     then the learner's updates (Ape-X), each bundle's round (Gorila), each worker's rollout (A3C) or
     gradient (BA3C), the paper's processes serialised. `resume` needs nothing here: the driver hands the
     stateful roles the run's newest checkpoint."""
-    return drive(wiring, InlinePlacement(), run_dir, monitor, hook, saved)
+    return drive(builder.cfg, builder.topology(), InlinePlacement(), run_dir, monitor, hook, saved)

@@ -4,5 +4,5 @@ from distrl.architectures.a3c.config import A3CConfig as CONFIG
 from distrl.architectures.a3c.presets import PRESETS, choose_preset
 
 NAME = "a3c"
-WIRING = "distrl.architectures.a3c.wiring:A3C"
-__all__ = ["CONFIG", "NAME", "PRESETS", "WIRING", "choose_preset"]
+BUILDER = "distrl.architectures.a3c.builder:A3C"
+__all__ = ["CONFIG", "NAME", "PRESETS", "BUILDER", "choose_preset"]

@@ -4,5 +4,5 @@ from distrl.architectures.apex.config import ApexConfig as CONFIG
 from distrl.architectures.apex.presets import PRESETS
 
 NAME = "apex"
-WIRING = "distrl.architectures.apex.wiring:Apex"
-__all__ = ["CONFIG", "NAME", "PRESETS", "WIRING"]
+BUILDER = "distrl.architectures.apex.builder:Apex"
+__all__ = ["CONFIG", "NAME", "PRESETS", "BUILDER"]

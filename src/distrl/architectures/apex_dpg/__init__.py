@@ -4,5 +4,5 @@ from distrl.architectures.apex_dpg.config import ApexDPGConfig as CONFIG
 from distrl.architectures.apex_dpg.presets import PRESETS, choose_preset
 
 NAME = "apex-dpg"
-WIRING = "distrl.architectures.apex_dpg.wiring:ApexDPG"
-__all__ = ["CONFIG", "NAME", "PRESETS", "WIRING", "choose_preset"]
+BUILDER = "distrl.architectures.apex_dpg.builder:ApexDPG"
+__all__ = ["CONFIG", "NAME", "PRESETS", "BUILDER", "choose_preset"]

@@ -4,5 +4,5 @@ from distrl.architectures.ba3c.config import BA3CConfig as CONFIG
 from distrl.architectures.ba3c.presets import PRESETS
 
 NAME = "ba3c"
-WIRING = "distrl.architectures.ba3c.wiring:BA3C"
-__all__ = ["CONFIG", "NAME", "PRESETS", "WIRING"]
+BUILDER = "distrl.architectures.ba3c.builder:BA3C"
+__all__ = ["CONFIG", "NAME", "PRESETS", "BUILDER"]

@@ -7,5 +7,5 @@ from distrl.architectures.double_dqn.config import DoubleDQNConfig as CONFIG
 from distrl.architectures.double_dqn.presets import PRESETS
 
 NAME = "double-dqn"
-WIRING = "distrl.architectures.double_dqn.wiring:DoubleDQN"
-__all__ = ["CONFIG", "NAME", "PRESETS", "WIRING"]
+BUILDER = "distrl.architectures.double_dqn.builder:DoubleDQN"
+__all__ = ["CONFIG", "NAME", "PRESETS", "BUILDER"]

@@ -4,5 +4,5 @@ from distrl.architectures.dqn.config import DQNConfig as CONFIG
 from distrl.architectures.dqn.presets import PRESETS
 
 NAME = "dqn"
-WIRING = "distrl.architectures.dqn.wiring:DQN"
-__all__ = ["CONFIG", "NAME", "PRESETS", "WIRING"]
+BUILDER = "distrl.architectures.dqn.builder:DQN"
+__all__ = ["CONFIG", "NAME", "PRESETS", "BUILDER"]

@@ -4,5 +4,5 @@ from distrl.architectures.gorila.config import GorilaConfig as CONFIG
 from distrl.architectures.gorila.presets import PRESETS
 
 NAME = "gorila"
-WIRING = "distrl.architectures.gorila.wiring:Gorila"
-__all__ = ["CONFIG", "NAME", "PRESETS", "WIRING"]
+BUILDER = "distrl.architectures.gorila.builder:Gorila"
+__all__ = ["CONFIG", "NAME", "PRESETS", "BUILDER"]

@@ -4,5 +4,5 @@ from distrl.architectures.r2d2.config import R2D2Config as CONFIG
 from distrl.architectures.r2d2.presets import PRESETS
 
 NAME = "r2d2"
-WIRING = "distrl.architectures.r2d2.wiring:R2D2"
-__all__ = ["CONFIG", "NAME", "PRESETS", "WIRING"]
+BUILDER = "distrl.architectures.r2d2.builder:R2D2"
+__all__ = ["CONFIG", "NAME", "PRESETS", "BUILDER"]

@@ -23,7 +23,7 @@ class BoundedSink:
                  shared: tuple[str, ...] = ()):
         self.replay, self.transport, self.limit, self.compress, self.codec = replay, transport, limit, compress, codec
         self.shared = shared
-        self._inflight: list = []
+        self._inflight: list[Any] = []
 
     def add(self, batch: dict[str, np.ndarray], priorities: np.ndarray | None = None) -> None:
         self._inflight.append(self.replay.add(pack(batch, self.compress, self.codec, self.shared), priorities))
@@ -52,6 +52,6 @@ class Published:
         if version % self.every == 0:
             self.publish()
 
-    def get(self) -> tuple[list, int]:
+    def get(self) -> tuple[list[Any], int]:
         """([parameters], version): a list keeps Ray from resolving the shared reference on the way."""
         return self._params

@@ -27,7 +27,7 @@ def connect(address: str, num_cpus: int) -> bool:
     if ray.is_initialized():
         return False
     address = address or os.environ.get("RAY_ADDRESS", "")
-    common = {"include_dashboard": False, "logging_level": logging.ERROR, "log_to_driver": True}
+    common: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.ERROR, "log_to_driver": True}
     on_sigterm = signal.getsignal(signal.SIGTERM)
     if address:
         check_reachable(address)

@@ -9,13 +9,13 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import ray
 import torch
 from ray.exceptions import GetTimeoutError, RayActorError
 
-from distrl.architectures.base import Role, Wiring
+from distrl.architectures.base import Role
 from distrl.components.monitor import Monitor
 from distrl.components.prefetcher import Prefetcher
 from distrl.errors import ConfigError, NotRestored
@@ -50,11 +50,11 @@ class RayTransport:
     idle = staticmethod(time.sleep)
 
     @staticmethod
-    def gather(calls: list, timeout: float | None = None) -> list:
+    def gather(calls: list[Any], timeout: float | None = None) -> list[Any]:
         return ray.get(calls, timeout=timeout)
 
     @staticmethod
-    def wait(calls: list, timeout: float | None = None) -> list:
+    def wait(calls: list[Any], timeout: float | None = None) -> list[Any]:
         """The calls that have finished: at least one, unless `timeout` seconds pass first."""
         ready = ray.wait(calls, num_returns=1, timeout=timeout)[0] if calls else []
         return ray.wait(calls, num_returns=len(calls), timeout=0)[0] if ready else []
@@ -82,7 +82,7 @@ class RayTransport:
     @staticmethod
     def restarted() -> bool:
         """Whether Ray started this actor again after its process died."""
-        return ray.get_runtime_context().was_current_actor_reconstructed
+        return cast(bool, ray.get_runtime_context().was_current_actor_reconstructed)
 
 
 def hosted(cls: type, torch_threads: int) -> type:
@@ -92,9 +92,10 @@ def hosted(cls: type, torch_threads: int) -> type:
     were gone (ray-project/ray#53727); names are plain data that every restart gets again. The class
     keeps its name, so Ray's logs and actor table say which role it is."""
 
-    def __init__(self: Any, wiring: Any, index: int, links: dict[str, list[str]], transport: Any) -> None:
+    def __init__(self: Any, parts: Any, index: int, links: dict[str, list[str]], transport: Any) -> None:
         torch.set_num_threads(torch_threads or os.cpu_count() or 1)
-        cls.__init__(self, wiring, index, {k: [named(n) for n in names] for k, names in links.items()}, transport)
+        links_by_name = {k: [named(n) for n in names] for k, names in links.items()}
+        cls.__init__(self, parts, index, links_by_name, transport)  # type: ignore[misc]  # the class it wraps
 
     return type(cls.__name__, (cls,), {"__init__": __init__, "__module__": cls.__module__,
                                        "__doc__": cls.__doc__})
@@ -136,11 +137,12 @@ class RayPlacement:
         for role in roles:
             node_affinity(nodes.get(role.name, ""))
 
-    def start(self, wiring: Wiring, role: Role, index: int, links: dict[str, list]) -> Any:
-        options: dict[str, Any] = {"num_cpus": 1, **RESTART, **node_affinity(role_nodes(wiring.cfg).get(role.name, ""))}
+    def start(self, role: Role, index: int, links: dict[str, list[Any]]) -> Any:
+        """Instance `index` of `role` as a Ray actor, which receives the role's parts and no more."""
+        options: dict[str, Any] = {"num_cpus": 1, **RESTART, **node_affinity(role_nodes(self.cfg).get(role.name, ""))}
         if role.threads > 1:
             options["max_concurrency"] = role.threads  # answers calls (params, checkpoint) while it runs one
-        if share := gpu_share(role, wiring.cfg):
+        if share := gpu_share(role, self.cfg):
             options["num_gpus"] = share if share > 0 else float(ray.cluster_resources().get("GPU", 0) >= 1)
         cls = role.apart or role.cls  # here its callers run in processes of their own
         key = (cls, role.torch_threads)
@@ -148,12 +150,12 @@ class RayPlacement:
             self._classes[key] = ray.remote(hosted(cls, role.torch_threads))
         name = options["name"] = f"distrl-{self._run}-{role.name}-{index}"
         names = {k: [self._names[id(h)] for h in handles] for k, handles in links.items()}
-        handle = self._classes[key].options(**options).remote(wiring, index, names, self.transport)
+        handle = self._classes[key].options(**options).remote(role.parts, index, names, self.transport)
         self._names[id(handle)] = name
         return handle
 
     @staticmethod
-    def restarts(handles: list) -> int | None:
+    def restarts(handles: list[Any]) -> int | None:
         """The restarts Ray's actor table records for `handles`: exact even when a restarted worker dies
         again before it reports. Ray keeps that table behind a private API: where it is missing or
         moved, None, and the driver's own count (failed calls, new pids) stands."""
@@ -164,7 +166,7 @@ class RayPlacement:
             return None
 
     @staticmethod
-    def stop(handles: list) -> None:
+    def stop(handles: list[Any]) -> None:
         for handle in handles:
             ray.kill(handle)
 
@@ -196,7 +198,7 @@ def check_gpu_shares(roles: list[Role], cfg: Any) -> None:
                           "the learner takes a whole GPU")
 
 
-def node_affinity(node_ip: str) -> dict:
+def node_affinity(node_ip: str) -> dict[str, Any]:
     """Soft node affinity: the role starts on the node at `node_ip`, and Ray restarts it on another
     node once that one is gone (the placement a cluster of CPU actor hosts wants)."""
     if not node_ip:
@@ -235,33 +237,35 @@ def check_room(processes: int, actors: int, cpus: int, per_cpu: int, where: str)
                       f"{hold}: {fix}, or join a larger cluster with --address")
 
 
-def joins(wiring: Wiring) -> bool:
+def joins(cfg: Any) -> bool:
     """Whether the run joins a Ray it did not start: one already up in this process, or an address."""
-    return ray.is_initialized() or bool(wiring.cfg.address or os.environ.get("RAY_ADDRESS"))
+    return ray.is_initialized() or bool(cfg.address or os.environ.get("RAY_ADDRESS"))
 
 
-def check_this_machine(wiring: Wiring) -> None:
+def check_this_machine(builder: Any) -> None:
     """The GPU shares, and a local Ray's room, asked before the run writes or starts anything (a joined
     cluster's room in run())."""
-    check_gpu_shares(wiring.roles(), wiring.cfg)
-    if not joins(wiring):
-        check_room(role_processes(wiring), wiring.cfg.actors, len(os.sched_getaffinity(0)), ROLES_PER_CPU,
-                   "this machine")
+    cfg, roles = builder.cfg, builder.topology().roles
+    check_gpu_shares(roles, cfg)
+    if not joins(cfg):
+        check_room(role_processes(roles), cfg.actors, len(os.sched_getaffinity(0)), ROLES_PER_CPU, "this machine")
 
 
-def role_processes(wiring: Wiring) -> int:
-    return sum(role.count for role in wiring.roles())
+def role_processes(roles: tuple[Role, ...]) -> int:
+    return sum(role.count for role in roles)
 
 
-def run(wiring: Wiring, run_dir: Path, monitor: Monitor, resume: bool = False,
-        hook: Callable[[dict], None] | None = None, saved: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Any wiring on Ray, a CPU for each of its role instances. `resume` needs nothing here: the driver
-    hands the stateful roles the run's newest checkpoint."""
-    check_this_machine(wiring)
-    processes = role_processes(wiring)
-    joined = joins(wiring)
-    with ray_placement(wiring.cfg, processes) as placement:
+def run(builder: Any, run_dir: Path, monitor: Monitor, resume: bool = False,
+        hook: Callable[[dict[str, Any]], None] | None = None,
+        saved: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Any architecture (its builder) on Ray, a CPU for each of its role instances. `resume` needs nothing
+    here: the driver hands the stateful roles the run's newest checkpoint."""
+    check_this_machine(builder)
+    cfg, topology = builder.cfg, builder.topology()
+    processes = role_processes(topology.roles)
+    joined = joins(cfg)
+    with ray_placement(cfg, processes) as placement:
         if joined:  # each role asks Ray for a whole CPU: the excess would wait for ever
             cpus = int(ray.cluster_resources().get("CPU", 0))
-            check_room(processes, wiring.cfg.actors, cpus, 1, "the Ray cluster")
-        return drive(wiring, placement, run_dir, monitor, hook, saved)
+            check_room(processes, cfg.actors, cpus, 1, "the Ray cluster")
+        return drive(cfg, topology, placement, run_dir, monitor, hook, saved)

@@ -26,7 +26,7 @@ class TuneReport:
     the final evaluation is reported once more with the last row. Rows before the first finished episode
     are held back: ASHA ranks by the return, which has no value yet."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.row: dict[str, float] | None = None
         self.eval_mean: float | None = None
 
@@ -49,8 +49,8 @@ class TuneReport:
         tune.report({**self.row, **({"eval_return_mean": self.eval_mean} if self.eval_mean is not None else {})})
 
 
-def run_trials(trial: Callable[..., None], grid: dict[str, list], *, fixed: dict[str, Any], storage: Path,
-               address: str, cpus_per_trial: float, asha_frames: tuple[int, int] | None) -> list[dict]:
+def run_trials(trial: Callable[..., None], grid: dict[str, list[Any]], *, fixed: dict[str, Any], storage: Path,
+               address: str, cpus_per_trial: float, asha_frames: tuple[int, int] | None) -> list[dict[str, Any]]:
     """Run trial(config, **fixed) for every combination of `grid` (a dict of value lists), cpus_per_trial
     each, as many at once as the cluster holds. asha_frames (grace, max): ASHA by frames. Returns each
     trial's config, last reported metrics and error."""
@@ -68,8 +68,8 @@ def run_trials(trial: Callable[..., None], grid: dict[str, list], *, fixed: dict
             ray.shutdown()  # a Ray the sweep started ends with it (a caller's own stays)
 
 
-def _fit(trial: Callable[..., None], grid: dict[str, list], *, fixed: dict[str, Any], storage: Path,
-         cpus_per_trial: float, asha_frames: tuple[int, int] | None) -> list[dict]:
+def _fit(trial: Callable[..., None], grid: dict[str, list[Any]], *, fixed: dict[str, Any], storage: Path,
+         cpus_per_trial: float, asha_frames: tuple[int, int] | None) -> list[dict[str, Any]]:
     """The Tuner over the grid, on the Ray this process is connected to."""
     from ray import tune
     from ray.tune.schedulers import ASHAScheduler
@@ -86,4 +86,4 @@ def _fit(trial: Callable[..., None], grid: dict[str, list], *, fixed: dict[str, 
     )
     results = tuner.fit()
     return [{"config": r.config, "metrics": r.metrics or {}, "error": str(r.error) if r.error else None}
-            for r in results]
+            for r in results]  # type: ignore[attr-defined]  # ResultGrid iterates by __getitem__, unstubbed

@@ -1,4 +1,4 @@
-"""`distrl train r2d2`: the wiring runs inline on the velocity-free CartPole, its checkpoint resumes, and its
+"""`distrl train r2d2`: the builder runs inline on the velocity-free CartPole, its checkpoint resumes, and its
 recurrent policy plays through `evaluate` and `load_policy` (state carried, previous action and reward fed)."""
 
 import numpy as np

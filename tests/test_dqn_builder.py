@@ -1,7 +1,8 @@
 """DQN (Mnih et al. 2015) as a registered architecture: its defaults are the paper's table, its
-epsilon anneals over actions as the paper's does, it is one short file on the shared contracts, and
+epsilon anneals over actions as the paper's does, its builder is one short class on the shared parts, and
 it trains by id in one process (the learning tier holds its CartPole acceptance run)."""
 
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,7 @@ import torch
 
 from distrl import config as C
 from distrl.architectures import make_architecture
-from distrl.architectures.dqn.wiring import DQN
+from distrl.architectures.dqn.builder import DQN
 from distrl.components.learner import DQNLearner
 from distrl.training import train
 
@@ -31,15 +32,15 @@ def test_the_defaults_are_the_papers_table():
 
 
 def test_epsilon_falls_over_a_million_actions_after_the_replay_start():
-    wiring = DQN(C.build_config("dqn", "CartPole-v1", preset="dqn-atari"))  # the paper's values on a small env
+    builder = DQN(C.build_config("dqn", "CartPole-v1", preset="dqn-atari"))  # the paper's values on a small env
     # (1M - 50k actions) at one update per 4 actions: 237,500 updates
-    assert wiring.anneal_updates() == 237_500
+    assert builder.anneal_updates() == 237_500
 
     class NoParameters:
         def latest(self):
             return None
 
-    actor = wiring.make_actor(0, sink=None, source=NoParameters())
+    actor = builder.make_actor(0, sink=None, source=NoParameters())
     schedule = actor.epsilon_schedule
     assert schedule(0)[0] == 1.0  # the replay start acts at random
     assert schedule(118_750)[0] == pytest.approx(0.55)  # half way: 1 - 0.5 * 0.9
@@ -47,11 +48,11 @@ def test_epsilon_falls_over_a_million_actions_after_the_replay_start():
     actor.close()
 
 
-def test_the_package_is_a_short_wiring_its_config_and_its_presets():
+def test_the_package_is_a_short_builder_its_config_and_its_presets():
     package = Path(__file__).resolve().parents[1] / "src" / "distrl" / "architectures" / "dqn"
-    assert sorted(p.name for p in package.glob("*.py")) == ["__init__.py", "config.py", "presets.py", "wiring.py"]
-    assert len((package / "wiring.py").read_text().splitlines()) <= 80
-    assert [(r.name, r.count) for r in make_architecture(C.build_config("dqn", "CartPole-v1")).roles()] == \
+    assert sorted(p.name for p in package.glob("*.py")) == ["__init__.py", "builder.py", "config.py", "presets.py"]
+    assert len(inspect.getsource(DQN).splitlines()) <= 80  # the builder reads top to bottom, on the shared parts
+    assert [(r.name, r.count) for r in make_architecture(C.build_config("dqn", "CartPole-v1")).topology().roles] == \
         [("actors", 1), ("learner", 1), ("replay", 1), ("evaluator", 1)]
 
 

@@ -1,17 +1,18 @@
-"""Double DQN as a wiring: DQN's roles and actors; its learner's Adam takes the config's epsilon."""
+"""Double DQN as a builder: DQN's roles and actors; its learner's Adam takes the config's epsilon."""
 
 from __future__ import annotations
 
 import torch
 
-from distrl.architectures.dqn.wiring import DQN
+from distrl.architectures.double_dqn.config import DoubleDQNConfig
+from distrl.architectures.dqn.builder import DQN
 from distrl.components.learner import DQNLearner
 
 
 class DoubleDQN(DQN):
     """Its config is DoubleDQNConfig."""
 
-    architecture = "double-dqn"
+    cfg: DoubleDQNConfig
 
     def make_learner(self, device: str = "cpu") -> DQNLearner:
         learner = super().make_learner(device)

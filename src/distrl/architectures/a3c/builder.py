@@ -1,4 +1,4 @@
-"""The A3C family (Mnih et al. 2016) as a wiring: N actor-learners, each with its own env and no
+"""The A3C family (Mnih et al. 2016) as a builder: N actor-learners, each with its own env and no
 replay, pushing gradients to one parameter store: SharedMemoryParams (one host, shared RMSProp,
 Hogwild) or the sharded parameter server (`ps.store=sharded`, RMSProp on every shard).
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
@@ -25,42 +25,38 @@ from gymnasium import spaces
 
 from distrl.algos.q_learning import exploration_epsilons
 from distrl.architectures.a3c.config import A3CConfig
-from distrl.architectures.base import Role, ShardedWiring, Work
+from distrl.architectures.base import Hooks, Role, Topology, Work, evaluator_role
 from distrl.architectures.common import (
+    Checkpoints,
     Seeds,
-    flat_params,
     frame_skip,
+    observation_shape,
     set_torch_threads,
-    shards_policy_params,
     user_network,
 )
+from distrl.architectures.sharded import ShardSpec, flat_params, shards_policy, shards_policy_params
 from distrl.components.actor_learner import ActorLearner
 from distrl.components.evaluator import Evaluator
-from distrl.components.workers import ActorLearnerWorker, EvaluatorWorker, ShardWorker
+from distrl.components.workers import ActorLearnerWorker, ShardWorker
 from distrl.envs import is_atari, make_env
 from distrl.errors import ConfigError
 from distrl.nets import A3CCNN, QNetwork, image_kind, make_policy_value_net, make_q_network
-from distrl.params.param_server import (
-    ParamShard,
-    flatten,
-    shard_counters,
-    shard_slices,
-)
+from distrl.params.param_server import ParamShard, ShardedParameterServer, flatten, shard_counters
 
 if TYPE_CHECKING:  # imported where the store is made: only A3C's shared store needs it
     from distrl.params.shared_memory import SharedMemoryParams
 
 
-class A3C(ShardedWiring):
-    architecture = "a3c"
-    stats_roles = ("ps",)
-    fault_gauges = ("ps_waits",)
+class A3C(Hooks):
+    """Its config is A3CConfig; its hooks are the driver's view of the workers and the store, which the
+    driver's process holds with ps.store=shared. A worker is built from this builder itself, through its
+    Protocol (contracts.ActorLearnerParts)."""
 
     def __init__(self, cfg: A3CConfig):
         self.cfg = cfg
         probe = make_env(cfg.env, "eval")
         try:
-            self.obs_shape = tuple(probe.observation_space.shape)
+            self.obs_shape = observation_shape(probe.observation_space, cfg.env)
             self.action_space = probe.action_space
             self.spaces = (probe.observation_space, probe.action_space)
         finally:
@@ -82,21 +78,29 @@ class A3C(ShardedWiring):
         rng = np.random.default_rng(self.seeds["epsilons"])
         self.final_epsilons = exploration_epsilons(cfg.actors, rng)
         self.owner: Any = None  # the shared-memory store, in the driver's process while the run goes
-        self.store_spec: dict | None = None  # ... and what workers attach it by
+        self.store_spec: dict[str, Any] | None = None  # ... and what workers attach it by
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "owner": None}  # a worker elsewhere attaches by store_spec
 
-    # ---- roles ---------------------------------------------------------------------------
-    def roles(self) -> list[Role]:
-        """In one process a round is one rollout of each worker in turn (the paper's threads, serialised)."""
+    def topology(self) -> Topology:
+        """In one process a round is one rollout of each worker in turn (the paper's threads, serialised).
+        The store's version is the run's progress, and its state (the shards', or the shared store's) the
+        checkpoint."""
         cfg = self.cfg
-        return [Role("workers", cfg.actors, ActorLearnerWorker, ("ps",), Work("steps", 1),
-                     torch_threads=cfg.torch_threads or 1),
-                Role("ps", cfg.ps.shards if cfg.ps.store == "sharded" else 0, ShardWorker, fault="ps_restarts"),
-                Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
+        roles = (Role("workers", cfg.actors, ActorLearnerWorker, ("ps",), Work("steps", 1),
+                      torch_threads=cfg.torch_threads or 1, parts=self),
+                 Role("ps", cfg.ps.shards if cfg.ps.store == "sharded" else 0, ShardWorker, fault="ps_restarts",
+                      parts=self.shards()),
+                 evaluator_role(cfg, self.make_evaluator))
+        counts = {"ps": (1, "ps.store=sharded --set ps.shards")} if cfg.ps.store == "shared" else \
+            {"ps": (cfg.ps.shards, "ps.shards")}
+        checkpoints = Checkpoints(cfg.architecture, cfg.env, self.make_net, counts,
+                                  {"algo": cfg.algo, "store": cfg.ps.store})
+        return Topology(roles, checkpoints, saved_role="ps", stats_roles=("ps",), fault_gauges=("ps_waits",),
+                        hooks=self)
 
-    def call_args(self, role: str, frames: float) -> tuple:
+    def call_args(self, role: str, frames: float) -> tuple[Any, ...]:
         """A worker's epsilon and target refresh follow the run's frames, as last counted."""
         return (int(frames),)
 
@@ -116,18 +120,18 @@ class A3C(ShardedWiring):
             self.owner.unlink()
             self.owner = self.store_spec = None
 
-    def parts_held_by_driver(self) -> dict[str, list]:
+    def parts_held_by_driver(self) -> dict[str, list[Any]]:
         return {"ps": [self.owner]} if self.owner is not None else {}
 
-    def store_client(self, shards: list, transport: Any) -> Any:
+    def store_client(self, shards: list[Any], transport: Any) -> Any:
         """A worker's store: its own attachment of the shared one, or a client of the shards."""
         if self.store_spec is not None:
             from distrl.params.shared_memory import SharedMemoryParams
             return SharedMemoryParams.attach(self.store_spec)
-        return self.shard_client(shards, transport)
+        return self.shards().client(shards, transport)
 
-    def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
-                 reported: dict[str, dict[int, dict]]) -> dict[str, float]:
+    def counters(self, totals: dict[str, float], served: dict[str, list[dict[str, Any]]],
+                 reported: dict[str, dict[int, dict[str, float]]]) -> dict[str, float]:
         """learner/updates is the store's version (global updates); learner/pushes the workers' pushes."""
         store = self.owner.counters() if self.owner is not None else \
             shard_counters(served["ps"]) if served.get("ps") else {"version": 0}
@@ -138,9 +142,9 @@ class A3C(ShardedWiring):
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         return {"ps_waits": counters.get("workers/ps_waits", 0)}
 
-    def policy(self, roles: dict[str, list], transport: Any) -> tuple[Any, int]:
+    def policy(self, roles: dict[str, list[Any]], transport: Any) -> tuple[Any, int]:
         if self.owner is None:
-            return super().policy(roles, transport)
+            return shards_policy(self.shards(), roles, transport)
         flat, versions = self.owner.pull()
         return {k: v.numpy() for k, v in self.params(flat).items()}, int(versions.min())
 
@@ -148,13 +152,17 @@ class A3C(ShardedWiring):
         torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
         cfg = self.cfg
         if (net := user_network(cfg, self.spaces, "policy_value" if cfg.algo == "a3c" else "q")) is not None:
-            return net
+            return cast(torch.nn.Module, net)
         if cfg.algo == "a3c":
             return make_policy_value_net(self.obs_shape, self.action_space, cfg.net.hidden, lstm=cfg.net.lstm)
         if image_kind(self.obs_shape) == "atari":  # the paper's Q methods use A3C's network, not DQN's
             torso = A3CCNN(self.obs_shape[0])
-            return QNetwork(torso, torch.nn.Linear(torso.out_features, int(self.action_space.n)))
-        return make_q_network(self.obs_shape, int(self.action_space.n), dueling=False, hidden=cfg.net.hidden)
+            return QNetwork(torso, torch.nn.Linear(torso.out_features, self.num_actions()))
+        return make_q_network(self.obs_shape, self.num_actions(), dueling=False, hidden=cfg.net.hidden)
+
+    def num_actions(self) -> int:
+        assert isinstance(self.action_space, spaces.Discrete)  # the Q methods: a Box env is refused above
+        return int(self.action_space.n)
 
     def initial_params(self) -> np.ndarray:
         return flatten(self.make_net())
@@ -174,19 +182,21 @@ class A3C(ShardedWiring):
             return None
         return max(1, round(self.cfg.max_frames / (self.cfg.rl.t_max * self.frame_skip)))
 
-    def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
-        """A shard of the sharded store: the paper's RMSProp (eps inside the square root), as the shared store."""
+    def shards(self) -> ShardSpec:
+        """The sharded store: the paper's RMSProp (eps inside the square root) on every shard, as the shared store."""
         o = self.cfg.learner
-        sl = shard_slices(self.n_params, self.cfg.ps.shards)[index]
-        return self.initial_params()[sl], {"optimizer": "rmsprop", "lr": o.lr, "decay": o.decay, "eps": o.eps,
-                                           "anneal_updates": self.anneal_updates()}
+        return ShardSpec(self.make_net, self.n_params, self.cfg.ps.shards,
+                         {"optimizer": "rmsprop", "lr": o.lr, "decay": o.decay, "eps": o.eps,
+                          "anneal_updates": self.anneal_updates()})
+
+    def shard_client(self, shards: list[Any], transport: Any) -> ShardedParameterServer:
+        return self.shards().client(shards, transport)
 
     def make_shard(self, index: int) -> ParamShard:
-        values, options = self.shard_args(index)
-        return ParamShard(values, **options)
+        return self.shards().make_shard(index)
 
     def shard_sizes(self) -> list[int]:
-        return [s.stop - s.start for s in shard_slices(self.n_params, self.cfg.ps.shards)]
+        return self.shards().sizes()
 
     # ---- workers ---------------------------------------------------------------------------
     def make_actor_learner(self, index: int, store: Any) -> ActorLearner:
@@ -208,16 +218,7 @@ class A3C(ShardedWiring):
                                  epsilon=0.0 if self.continuous else None, policy=policy)
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
-        return flat_params(self, flat)
+        return flat_params(self.make_net, flat)
 
-    # ---- checkpoints -----------------------------------------------------------------------
-    def checkpoint_meta(self) -> dict:
-        return {**super().checkpoint_meta(), "algo": self.cfg.algo, "store": self.cfg.ps.store}
-
-    def role_counts(self) -> dict[str, tuple[int, str]]:
-        if self.cfg.ps.store == "shared":
-            return {"ps": (1, "ps.store=sharded --set ps.shards")}
-        return {"ps": (self.cfg.ps.shards, "ps.shards")}
-
-    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
+    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
         return shards_policy_params(self, run_dir)

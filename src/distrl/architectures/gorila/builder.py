@@ -1,4 +1,4 @@
-"""Gorila DQN (Nair et al. 2015) as a wiring: N bundles, each an epsilon-greedy actor, a uniform
+"""Gorila DQN (Nair et al. 2015) as a builder: N bundles, each an epsilon-greedy actor, a uniform
 replay (its own, or one shared table with `replay.mode=global`) and a learner that pushes DQN
 gradients to a sharded parameter server; the server applies them with AdaGrad, dropping stale
 ones, and is every actor's and learner's parameter source.
@@ -14,36 +14,23 @@ and unsent transitions; the others go on. A restarted shard loads its slice of t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 import torch
 
-from distrl.architectures.base import Role, ShardedWiring, Work
-from distrl.architectures.common import (
-    Seeds,
-    frame_skip,
-    probe_discrete_env,
-    set_torch_threads,
-    shards_policy_params,
-    user_network,
-)
+from distrl.architectures.base import Hooks, Role, Topology, Work, evaluator_role
+from distrl.architectures.common import Checkpoints, DiscreteEnv, Seeds, user_network
 from distrl.architectures.gorila.config import BundleConfig, GorilaConfig
+from distrl.architectures.sharded import ShardSpec, flat_params, shards_policy, shards_policy_params
 from distrl.components.actor import Actor, ParameterSource, Sink
 from distrl.components.evaluator import Evaluator
 from distrl.components.learner import DQNLearner, LossOutlierFilter, ParamServerLearner
-from distrl.components.workers import BundleWorker, EvaluatorWorker, ReplayShard, ShardWorker
-from distrl.envs import is_atari, make_env
+from distrl.components.workers import BundleWorker, ReplayShard, ShardWorker
+from distrl.envs import make_env
 from distrl.nets import make_q_network
-from distrl.params.param_server import (
-    ParamServerSource,
-    ParamShard,
-    flatten,
-    shard_counters,
-    shard_slices,
-    unflatten_into,
-)
+from distrl.params.param_server import ParamServerSource, ParamShard, ShardedParameterServer, shard_counters
 from distrl.replay import FifoRemover, MinSize, RateLimiter, ReplayTable, UniformSampler
 from distrl.replay.sharded import ShardedReplay
 from distrl.replay.table import frame_fields
@@ -91,35 +78,52 @@ class LearnerPulls:
         return self.learner.params()
 
 
-class Gorila(ShardedWiring):
-    architecture = "gorila"
-    stats_roles = ("ps", "replay")
-    fault_gauges = ("dropped_stale", "dropped_outliers", "ps_waits")
+class Gorila(Hooks):
+    """Its config is GorilaConfig; its hooks are the driver's view of the bundles and the shards. A bundle
+    (and the shared table) is built from this builder itself, through its Protocol (contracts.BundleParts)."""
 
     def __init__(self, cfg: GorilaConfig):
-        self.cfg = cfg
-        self.obs_shape, self.num_actions, self.spaces = probe_discrete_env(cfg, "gorila")
-        user_network(cfg, self.spaces, "q")  # a user's network is checked before anything starts
-        self.atari = is_atari(cfg.env)
-        self.frame_skip = frame_skip(cfg.env)
-        set_torch_threads(cfg.torch_threads, self.obs_shape)
-        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "spare", "net"), blocks=("replay",))  # "spare": drawn, unused
+        self.cfg, self.env = cfg, DiscreteEnv.probe(cfg, cfg.architecture)
+        # "spare": drawn, unused (the layout runs were seeded with)
+        self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "spare", "net"), blocks=("replay",))
         self.n_params = int(sum(p.numel() for p in self.make_net().parameters()))
-        self.slices = shard_slices(self.n_params, cfg.ps.shards)  # too many shards fails here
+        self.shards().slices()  # too many shards fails here
 
-    # ---- roles ---------------------------------------------------------------------------
-    def roles(self) -> list[Role]:
-        """In one process a round is one bundle round of each bundle in turn (the paper's bundles, serialised)."""
+    def topology(self) -> Topology:
+        """In one process a round is one bundle round of each bundle in turn (the paper's bundles, serialised).
+        The server's version (the minimum over shards) is the run's progress, and the shards' states its checkpoint."""
         cfg = self.cfg
-        return [Role("bundles", cfg.actors, BundleWorker, ("ps", "replay"),
-                     Work("rounds", 1),
-                     torch_threads=cfg.torch_threads or 1),
-                Role("ps", cfg.ps.shards, ShardWorker, fault="ps_restarts"),
-                Role("replay", 1 if cfg.replay.mode == "global" else 0, ReplayShard),
-                Role("evaluator", 1 if cfg.eval_episodes else 0, EvaluatorWorker)]
+        roles = (Role("bundles", cfg.actors, BundleWorker, ("ps", "replay"), Work("rounds", 1),
+                      torch_threads=cfg.torch_threads or 1, parts=self),
+                 Role("ps", cfg.ps.shards, ShardWorker, fault="ps_restarts", parts=self.shards()),
+                 Role("replay", 1 if cfg.replay.mode == "global" else 0, ReplayShard, parts=self),
+                 evaluator_role(cfg, self.make_evaluator))
+        checkpoints = Checkpoints(cfg.architecture, cfg.env, self.make_net, {"ps": (cfg.ps.shards, "ps.shards")},
+                                  {"ps_shards": cfg.ps.shards})
+        return Topology(roles, checkpoints, saved_role="ps", stats_roles=("ps", "replay"),
+                        fault_gauges=("dropped_stale", "dropped_outliers", "ps_waits"), hooks=self)
 
-    def counters(self, totals: dict[str, float], served: dict[str, list[dict]],
-                 reported: dict[str, dict[int, dict]]) -> dict[str, float]:
+    def shards(self) -> ShardSpec:
+        """AdaGrad (the paper's) on every shard, dropping gradients staler than ps.staleness_bound. A
+        shard's version counts global updates: `bundle.updates` per `bundle.actor_steps` agent steps of
+        each bundle, so annealing spans max_frames / (actor_steps * frame_skip) * updates of them."""
+        cfg, le, p = self.cfg, self.cfg.learner, self.cfg.ps
+        options: dict[str, Any] = {"optimizer": le.optimizer, "lr": le.lr,
+                                   "staleness_bound": None if p.staleness_bound < 0 else p.staleness_bound}
+        if le.anneal:
+            b = cfg.bundle
+            frames_per_round = b.actor_steps * self.env.frame_skip
+            options["anneal_updates"] = max(1, round(cfg.max_frames * b.updates / frames_per_round))
+        return ShardSpec(self.make_net, self.n_params, p.shards, options)
+
+    def shard_client(self, shards: list[Any], transport: Any) -> ShardedParameterServer:
+        return self.shards().client(shards, transport)
+
+    def policy(self, roles: dict[str, list[Any]], transport: Any) -> tuple[Any, int]:
+        return shards_policy(self.shards(), roles, transport)
+
+    def counters(self, totals: dict[str, float], served: dict[str, list[dict[str, Any]]],
+                 reported: dict[str, dict[int, dict[str, float]]]) -> dict[str, float]:
         """gorila_counters' names; the bundles' own tables' stats come with their reports."""
         bundles = {k.removeprefix("bundles/"): v for k, v in totals.items() if k.startswith("bundles/")}
         states = list(reported.get("bundles", {}).values())
@@ -132,46 +136,36 @@ class Gorila(ShardedWiring):
     def gauges(self, counters: dict[str, float]) -> dict[str, float]:
         return gorila_gauges(counters)
 
-    def shared_replay_client(self, shards: list, transport: Any, index: int) -> ShardedReplay:
+    def shared_replay_client(self, shards: list[Any], transport: Any, index: int) -> ShardedReplay:
         """A bundle's client of the shared table (replay.mode=global): it samples on its own seed."""
         return ShardedReplay(shards, UniformSampler(), seed=self.cfg.seed + index, call=transport.call,
                              gather=transport.gather, limiter=self.replay_limiter())
 
     def compressed(self) -> tuple[str, ...]:
-        return frame_fields(self.cfg.replay.compress, self.obs_shape)
+        return frame_fields(self.cfg.replay.compress, self.env.obs_shape)
+
+    def codec(self) -> str:
+        return "zlib"
 
     # ---- parts ---------------------------------------------------------------------------
     def make_net(self) -> torch.nn.Module:
         torch.manual_seed(self.seeds["net"])  # every copy starts from the same initial parameters
-        if (net := user_network(self.cfg, self.spaces, "q")) is not None:
-            return net
-        return make_q_network(self.obs_shape, self.num_actions, dueling=self.cfg.net.dueling,
+        if (net := user_network(self.cfg, self.env.spaces, "q")) is not None:
+            return cast(torch.nn.Module, net)
+        return make_q_network(self.env.obs_shape, self.env.num_actions, dueling=self.cfg.net.dueling,
                               hidden=self.cfg.net.hidden)
 
-    def shard_args(self, index: int) -> tuple[np.ndarray, dict[str, Any]]:
-        """A shard's initial values and its ParamShard options. A shard's version counts global updates:
-        `bundle.updates` per `bundle.actor_steps` agent steps of each bundle, so annealing spans
-        max_frames / (actor_steps * frame_skip) * updates of them."""
-        cfg, le, p = self.cfg, self.cfg.learner, self.cfg.ps
-        options = {"optimizer": le.optimizer, "lr": le.lr,
-                   "staleness_bound": None if p.staleness_bound < 0 else p.staleness_bound}
-        if le.anneal:
-            b = cfg.bundle
-            options["anneal_updates"] = max(1, round(cfg.max_frames * b.updates / (b.actor_steps * self.frame_skip)))
-        return flatten(self.make_net())[self.slices[index]], options
-
     def make_shard(self, index: int) -> ParamShard:
-        values, options = self.shard_args(index)
-        return ParamShard(values, **options)
+        return self.shards().make_shard(index)
 
     def shard_sizes(self) -> list[int]:
-        return [s.stop - s.start for s in self.slices]
+        return self.shards().sizes()
 
-    def replay_args(self, index: int) -> tuple:
+    def replay_args(self, index: int) -> tuple[int, UniformSampler, FifoRemover, int, tuple[str, ...]]:
         """ReplayTable's arguments for table `index` (a bundle's own, or 0: the shared one)."""
         r = self.cfg.replay
         return r.capacity, UniformSampler(), FifoRemover(), self.seeds.blocks["replay"][index], \
-            frame_fields(r.compress, self.obs_shape)
+            frame_fields(r.compress, self.env.obs_shape)
 
     def make_replay(self, index: int) -> ReplayTable:
         return ReplayTable(*self.replay_args(index), limiter=self.replay_limiter())
@@ -188,7 +182,7 @@ class Gorila(ShardedWiring):
 
     def make_actor(self, index: int, sink: Sink, ps: Any, source: ParameterSource | None = None) -> Actor:
         cfg, seed = self.cfg, self.seeds.workers[index]
-        cap = cfg.max_episode_frames if self.atari else None
+        cap = cfg.max_episode_frames if self.env.atari else None
 
         def env_fn(j: int) -> gym.Env:
             return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)
@@ -196,7 +190,7 @@ class Gorila(ShardedWiring):
         return Actor(env_fn, self.make_net(), [cfg.actor.epsilon_start], sink=sink,
                      source=source or ParamServerSource(ps, self.make_net()), n_step=cfg.learner.n_step,
                      gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
-                     pull_every=cfg.actor.pull_every, frame_skip=self.frame_skip,
+                     pull_every=cfg.actor.pull_every, frame_skip=self.env.frame_skip,
                      seed=seed + 1, epsilon_schedule=self.epsilon)
 
     def make_learner(self, ps: Any, device: str = "cpu") -> ParamServerLearner:
@@ -217,22 +211,13 @@ class Gorila(ShardedWiring):
 
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
         """The flat parameter vector as the network's state dict (for the evaluator)."""
-        net = self.make_net()
-        unflatten_into(net, flat)
-        return net.state_dict()
+        return flat_params(self.make_net, flat)
 
-    # ---- checkpoints ---------------------------------------------------------------------
-    def checkpoint_meta(self) -> dict:
-        return {**super().checkpoint_meta(), "ps_shards": self.cfg.ps.shards}
-
-    def role_counts(self) -> dict[str, tuple[int, str]]:
-        return {"ps": (self.cfg.ps.shards, "ps.shards")}
-
-    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict]:
+    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
         return shards_policy_params(self, run_dir)
 
 
-def gorila_counters(totals: dict[str, int], ps: dict[str, int], replays: list[dict]) -> dict[str, float]:
+def gorila_counters(totals: dict[str, float], ps: dict[str, int], replays: list[dict[str, Any]]) -> dict[str, float]:
     """The monitor's counters from the bundles' summed counters, the server's and the tables' stats.
     learner/updates is the global update count at the server (what the target refresh follows)."""
     c: dict[str, float] = {f"actors/{k}": totals.get(k, 0)

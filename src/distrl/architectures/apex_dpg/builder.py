@@ -1,12 +1,17 @@
-"""Ape-X DPG (Horgan et al. 2018, appendix D) as a wiring: Ape-X's shape (N actors, one central
+"""Ape-X DPG (Horgan et al. 2018, appendix D) as a builder: Ape-X's shape (N actors, one central
 prioritized replay, one prefetching learner that is the actors' parameter source) with a
 deterministic actor and a critic. Actors add Gaussian noise (sigma 0.3) and compute the initial
 priorities with the critic; the replay keeps its capacity by prioritized eviction (alpha_evict
--0.4), not FIFO. The Ape-X runtimes run it unchanged: only the parts differ.
+-0.4), not FIFO. Ape-X's topology (replay_fed.py) with its own parts.
 
 This module says what to create and how the parts connect; a runtime (inline, ray) says where."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -15,8 +20,9 @@ from gymnasium import spaces
 from torch import nn
 
 from distrl.architectures.apex_dpg.config import ApexDPGConfig
-from distrl.architectures.common import Seeds, set_torch_threads, user_network
-from distrl.architectures.replay_fed import ReplayFed
+from distrl.architectures.base import Topology
+from distrl.architectures.common import Seeds, observation_shape, set_torch_threads, user_network
+from distrl.architectures.replay_fed import ReplaySpec, learner_policy, replay_fed, replay_spec
 from distrl.components.actor import ParameterSource, Sink
 from distrl.components.dpg_actor import NoisyActor
 from distrl.components.dpg_learner import DPGLearner
@@ -26,9 +32,7 @@ from distrl.errors import ConfigError
 from distrl.nets.dpg import DPGActor, DPGCritic, dpg_pair
 from distrl.nets.normalization import ObsNorm
 from distrl.nets.precision import use_bf16
-from distrl.replay import FifoRemover, PrioritizedRemover, PrioritizedSampler, UniformSampler
-from distrl.replay.removers import Remover
-from distrl.replay.samplers import Sampler
+from distrl.replay import FifoRemover, PrioritizedRemover, PrioritizedSampler, ReplayTable, UniformSampler
 
 
 def needs_continuous_actions(env_id: str, space: str) -> ConfigError:
@@ -36,9 +40,19 @@ def needs_continuous_actions(env_id: str, space: str) -> ConfigError:
                        "Pendulum-v1 or HalfCheetah-v5, or `distrl train apex` for discrete actions")
 
 
-class ApexDPG(ReplayFed):
-    architecture = "apex-dpg"
-    watched_return = None  # one noise scale for every actor: no greediest one to follow
+@dataclass(frozen=True)
+class ContinuousEnv:
+    """What Ape-X DPG learns of its env before anything starts: shapes and the action bounds."""
+
+    obs_shape: tuple[int, ...]
+    obs_dim: int
+    action_dim: int
+    low: np.ndarray
+    high: np.ndarray
+
+
+class ApexDPG:
+    """Its config is ApexDPGConfig."""
 
     def __init__(self, cfg: ApexDPGConfig):
         self.cfg = cfg
@@ -52,12 +66,10 @@ class ApexDPG(ReplayFed):
         self.spaces = (obs_space, space)
         if not isinstance(space, spaces.Box):
             raise needs_continuous_actions(cfg.env, type(space).__name__)
-        self.obs_shape = tuple(obs_space.shape)
-        self.obs_dim = int(np.prod(self.obs_shape))
-        self.action_dim = int(np.prod(space.shape))
-        self.low, self.high = space.low.reshape(-1), space.high.reshape(-1)
-        self.atari, self.frame_skip = False, 1
-        set_torch_threads(cfg.torch_threads, self.obs_shape)
+        obs_shape = observation_shape(obs_space, cfg.env)
+        self.env = ContinuousEnv(obs_shape, int(np.prod(obs_shape)), int(np.prod(space.shape)),
+                                 space.low.reshape(-1), space.high.reshape(-1))
+        set_torch_threads(cfg.torch_threads, obs_shape)
         self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "replay", "net", "target_noise"))
         if cfg.net.critic_action_layer >= len(cfg.net.critic_hidden):
             raise ConfigError(f"net.critic_action_layer={cfg.net.critic_action_layer} names no hidden layer of "
@@ -68,38 +80,44 @@ class ApexDPG(ReplayFed):
                               "the two, or normalise inside your factory's networks (distrl.nets.ObsNorm)")
         user_network(cfg, self.spaces, "actor_critic")  # a user's networks are checked before anything starts
 
+    def topology(self) -> Topology:
+        """Ape-X's; one noise scale for every actor, so no greediest one to follow."""
+        return replay_fed(self, self.replay())
+
+    def replay(self) -> ReplaySpec:
+        """Uniform or prioritized sampling; past capacity, low priorities out first, or the oldest. Nothing
+        compressed: state vectors."""
+        r = self.cfg.replay
+        sampler = UniformSampler if r.sampling == "uniform" else partial(PrioritizedSampler, r.alpha, r.beta)
+        remover = FifoRemover if r.eviction == "fifo" else partial(PrioritizedRemover, alpha_evict=r.alpha_evict)
+        return replay_spec(self.cfg, sampler, self.seeds["replay"], remover=remover)
+
+    def make_replay(self) -> ReplayTable:
+        return self.replay().table()
+
     def _actor_critic(self) -> tuple[nn.Module, nn.Module]:
         torch.manual_seed(self.seeds["net"])
         if (pair := user_network(self.cfg, self.spaces, "actor_critic")) is not None:
-            return pair
-        norm = ObsNorm(self.obs_dim) if self.cfg.net.obs_norm else None  # one, shared by actor and critic
-        return (DPGActor(self.obs_dim, self.action_dim, self.low, self.high, self.cfg.net.actor_hidden,
+            return cast(tuple[nn.Module, nn.Module], pair)
+        e = self.env
+        norm = ObsNorm(e.obs_dim) if self.cfg.net.obs_norm else None  # one, shared by actor and critic
+        return (DPGActor(e.obs_dim, e.action_dim, e.low, e.high, self.cfg.net.actor_hidden,
                          self.cfg.net.activation, norm), self._critic(norm))
 
     def _critic(self, norm: ObsNorm | None = None) -> nn.Module:
         n = self.cfg.net
-        return DPGCritic(self.obs_dim, self.action_dim, n.critic_hidden, n.activation, n.critic_action_layer, norm)
+        e = self.env
+        return DPGCritic(e.obs_dim, e.action_dim, n.critic_hidden, n.activation, n.critic_action_layer, norm)
 
     def _second_critic(self) -> nn.Module:
         """TD3's twin, drawn after the actor and critic from the same seed."""
         if (pair := user_network(self.cfg, self.spaces, "actor_critic")) is not None:
-            return pair[1]
+            return cast(nn.Module, pair[1])
         return self._critic()
 
     def make_net(self) -> nn.ModuleDict:
         """Actor and critic as one module: what the learner publishes and actors and evaluators load."""
         return dpg_pair(*self._actor_critic())
-
-    def replay_sampler(self) -> Sampler:
-        r = self.cfg.replay
-        return UniformSampler() if r.sampling == "uniform" else PrioritizedSampler(r.alpha, r.beta)
-
-    def replay_remover(self) -> Remover:
-        r = self.cfg.replay
-        return FifoRemover() if r.eviction == "fifo" else PrioritizedRemover(alpha_evict=r.alpha_evict)
-
-    def compressed(self) -> tuple[str, ...]:
-        return ()  # state vectors: nothing to deflate
 
     def make_learner(self, device: str = "cpu") -> DPGLearner:
         le = self.cfg.learner
@@ -108,7 +126,7 @@ class ApexDPG(ReplayFed):
         return DPGLearner(actor, critic, lr=le.lr, actor_lr=le.actor_lr, target_update=le.target_update,
                           actor_grad_clip=le.actor_grad_clip, tau=le.tau, critic2=critic2, target_noise=le.target_noise,
                           target_noise_clip=le.target_noise_clip, policy_delay=le.policy_delay,
-                          low=self.low, high=self.high, seed=self.seeds["target_noise"], device=device,
+                          low=self.env.low, high=self.env.high, seed=self.seeds["target_noise"], device=device,
                           fused=le.fused_adam, bf16=use_bf16(le.bf16, device))
 
     def make_actor(self, index: int, sink: Sink, source: ParameterSource) -> NoisyActor:
@@ -126,3 +144,6 @@ class ApexDPG(ReplayFed):
         """The noiseless deterministic policy (the paper's evaluation)."""
         return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes, epsilon=0.0,
                                  policy="deterministic")
+
+    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+        return learner_policy(self, run_dir)
