@@ -131,10 +131,7 @@ class Driver:
         """The newest checkpoint's counters and recent returns (the roles get their states as they start)."""
         if not data:
             return None
-        counters = data["counters"]
-        if not any("/" in k for k in counters):  # saved before the driver: the worker role's own counts
-            counters = {f"{self.roles[0].name}/{k}": v for k, v in counters.items()}
-        self.totals = {k: float(v) for k, v in counters.items() if "/" in k}
+        self.totals = {k: float(v) for k, v in data["counters"].items() if "/" in k}
         self.monitor.add_returns(list(data["returns"]))
         return cast(str, data["path"])
 
