@@ -4,6 +4,7 @@ and no placement flag reaches the architectures or the components (a role asks i
 
 import ast
 import inspect
+import pickle
 import textwrap
 import typing
 from pathlib import Path
@@ -15,6 +16,7 @@ from distrl.architectures import make_architecture
 from distrl.architectures.base import Topology
 from distrl.components import chief, workers
 from distrl.contracts import Builder
+from distrl.errors import ConfigError
 from tests.cases import cases, names
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "distrl"
@@ -96,6 +98,19 @@ def test_every_builder_has_what_the_builder_protocol_declares(architecture, env,
     assert not missing, f"{architecture}'s builder lacks {missing}"
     topology = builder.topology()
     assert isinstance(topology, Topology) and all(role.parts is not None for role in topology.roles)
+
+
+@pytest.mark.parametrize("architecture", names())
+def test_every_roles_parts_on_atari_stay_out_of_rays_object_store(architecture):
+    """Ray puts an actor's constructor arguments over 100 KB in its object store, and cannot restart the actor
+    once they are gone (ray-project/ray#53727): Atari's observation space alone pickles to 114 KB, so no part
+    carries it unless a user's network is built from it."""
+    try:
+        builder = make_architecture(C.build_config(architecture, "ALE/Pong-v5"))
+    except ConfigError:
+        pytest.skip(f"{architecture} takes no discrete actions")
+    sizes = {role.name: len(pickle.dumps(role.parts)) for role in builder.topology().roles}
+    assert max(sizes.values()) < 20_000, sizes
 
 
 def test_no_placement_flag_or_placement_config_reaches_the_architectures_or_the_components():

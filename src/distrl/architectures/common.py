@@ -53,7 +53,7 @@ class DiscreteEnv:
 
     obs_shape: tuple[int, ...]
     num_actions: int
-    spaces: tuple[spaces.Space[Any], spaces.Space[Any]]
+    spaces: tuple[spaces.Space[Any], spaces.Space[Any]] | None  # kept only for a user's network (user_spaces)
     atari: bool
     frame_skip: int
 
@@ -65,7 +65,7 @@ class DiscreteEnv:
         obs_shape, num_actions, env_spaces = probe_discrete_env(cfg, architecture)
         user_network(cfg, env_spaces, kind)
         set_torch_threads(cfg.torch_threads, obs_shape)
-        return cls(obs_shape, num_actions, env_spaces, is_atari(cfg.env), frame_skip(cfg.env))
+        return cls(obs_shape, num_actions, user_spaces(cfg, env_spaces), is_atari(cfg.env), frame_skip(cfg.env))
 
 
 CONTRACTS = {
@@ -77,7 +77,15 @@ CONTRACTS = {
 }
 
 
-def user_network(cfg: Any, env_spaces: tuple[spaces.Space[Any], spaces.Space[Any]], kind: str) -> Any:
+def user_spaces(cfg: Any, env_spaces: tuple[spaces.Space[Any], spaces.Space[Any]]) \
+        -> tuple[spaces.Space[Any], spaces.Space[Any]] | None:
+    """The spaces a builder keeps for its parts: only where a user's network (net.factory) is built from them.
+    Atari's observation space pickles to 114 KB, and a Ray actor's constructor arguments over 100 KB go to the
+    object store, from which Ray could not restart it once they were gone (ray-project/ray#53727)."""
+    return env_spaces if getattr(cfg.net, "factory", "") else None
+
+
+def user_network(cfg: Any, env_spaces: tuple[spaces.Space[Any], spaces.Space[Any]] | None, kind: str) -> Any:
     """The user's network (net.factory, called with the observation and action spaces), its contract
     (CONTRACTS[kind]) checked on a batch of two sampled observations as the env gives them (uint8 frames
     are not scaled: the network scales them if it wants); None when the run uses distrl's own."""
@@ -85,6 +93,7 @@ def user_network(cfg: Any, env_spaces: tuple[spaces.Space[Any], spaces.Space[Any
     if not name:
         return None
     factory = resolve(name if is_factory(name) else PREFIX + name, "network")
+    assert env_spaces is not None  # kept where net.factory is set (user_spaces)
     label, (obs_space, action_space) = name.removeprefix(PREFIX), env_spaces
     continuous = kind == "actor_critic"
     if isinstance(action_space, spaces.Discrete) == continuous:

@@ -33,6 +33,7 @@ from distrl.architectures.common import (
     observation_shape,
     set_torch_threads,
     user_network,
+    user_spaces,
 )
 from distrl.architectures.sharded import ShardSpec, flat_params, shards_policy, shards_policy_params
 from distrl.components.actor_learner import ActorLearner
@@ -58,7 +59,7 @@ class A3C(Hooks):
         try:
             self.obs_shape = observation_shape(probe.observation_space, cfg.env)
             self.action_space = probe.action_space
-            self.spaces = (probe.observation_space, probe.action_space)
+            self.spaces = user_spaces(cfg, (probe.observation_space, probe.action_space))
         finally:
             probe.close()
         self.continuous = isinstance(self.action_space, spaces.Box)
