@@ -62,7 +62,7 @@ def _mujoco(env: str, seeds: tuple[int, ...]) -> Headline:
 
 
 HEADLINES: tuple[Headline, ...] = (
-    *(_minatar(a, c, g) for g in ("Breakout", "SpaceInvaders", "Freeway", "Asterix")
+    *(_minatar(a, c, g) for g in ("Breakout", "SpaceInvaders", "Freeway", "Asterix", "Seaquest")
       for a, c in (("apex", "distrl-apex"), ("gorila", "distrl-gorila"), ("a3c", "distrl-a3c"),
                    ("ba3c", "distrl-ba3c"))),
     _minatar("r2d2", "distrl-r2d2", "Breakout"),
@@ -70,6 +70,8 @@ HEADLINES: tuple[Headline, ...] = (
     _minatar("r2d2", "distrl-r2d2-bf16", "SpaceInvaders"),  # the r2d2-minatar preset's values since 2026-11-28
     _minatar("dqn", "distrl-dqn", "Breakout"),
     _minatar("dqn", "distrl-dqn", "Asterix"),
+    _minatar("r2d2", "distrl-r2d2", "Seaquest"),
+    _minatar("dqn", "distrl-dqn", "Seaquest"),
     _mujoco("HalfCheetah-v5", (1, 2, 3)), _mujoco("Hopper-v5", (1, 2, 3)), _mujoco("Walker2d-v5", (1,)),
     _mujoco("Ant-v5", (1,)),
 )
