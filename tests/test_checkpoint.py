@@ -92,5 +92,6 @@ def test_every_architecture_writes_the_one_format(tmp_path, arch):
     assert set(raw) - {"rng"} == {"meta", "roles", "counters", "returns"} and raw["meta"]["format"] == 2
     assert {k: len(v) for k, v in raw["roles"].items()} == roles
     assert raw["counters"]["frames"] >= 400 and ("rng" in raw) == cases(arch).saves_rng
-    restored = make_architecture(cfg).topology().checkpoints.restore(tmp_path / "run")  # every one reads it back the same way
+    # every architecture reads it back the same way
+    restored = make_architecture(cfg).topology().checkpoints.restore(tmp_path / "run")
     assert restored["path"] == str(path) and restored["counters"] == raw["counters"]

@@ -106,7 +106,8 @@ def test_ba3c_anneals_over_the_rounds_its_frames_make():
     assert BA3C(cfg).shards().shard_args(0)[1]["anneal_updates"] == 3125
     async_cfg = C.build_config("ba3c", "CartPole-v1", overrides={"sync.mode": "async", "max_frames": 6400})
     assert BA3C(async_cfg).shards().shard_args(1)[1]["anneal_updates"] == 200
-    assert "anneal_updates" not in BA3C(C.build_config("ba3c", "CartPole-v1", overrides={"learner.anneal": False})).shards().shard_args(0)[1]
+    unannealed = BA3C(C.build_config("ba3c", "CartPole-v1", overrides={"learner.anneal": False}))
+    assert "anneal_updates" not in unannealed.shards().shard_args(0)[1]
 
 
 def test_gorila_anneals_over_the_global_updates_its_frames_make():

@@ -254,8 +254,8 @@ class LearnerWorker(Restorable):
     def _sample(self) -> Any:
         if self._prefetcher is None:
             p = self.parts
-            self._prefetcher = self.transport.prefetch(lambda: self.stager.sample(self.replay, p.batch_size), p.prefetch,
-                                                       p.prefetch_threads)
+            self._prefetcher = self.transport.prefetch(lambda: self.stager.sample(self.replay, p.batch_size),
+                                                       p.prefetch, p.prefetch_threads)
         return self._prefetcher.get()
 
     def _stop_prefetching(self) -> None:

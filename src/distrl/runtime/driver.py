@@ -65,16 +65,18 @@ def start_roles(placement: Any, roles: tuple[Role, ...], handles: dict[str, list
 def drive(cfg: Any, topology: Topology, placement: Any, run_dir: Path, monitor: Monitor,
           hook: Callable[[dict[str, Any]], None] | None = None,
           saved: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Run `topology` (of the run configured by `cfg`) to max_frames on `placement`. `hook(state)` is called on every tick with the totals
-    and every role's instances (fault injection and bench/peers use it); training waits while it runs.
-    `saved()` after every checkpoint written (a run at a URI pushes its mirror there)."""
+    """Run `topology` (of the run configured by `cfg`) to max_frames on `placement`. `hook(state)` is called
+    on every tick with the totals and every role's instances (fault injection and bench/peers use it);
+    training waits while it runs. `saved()` after every checkpoint written (a run at a URI pushes its mirror
+    there)."""
     return Driver(cfg, topology, placement, Path(run_dir), monitor, hook, saved).run()
 
 
 class Driver:
     def __init__(self, cfg: Any, topology: Topology, placement: Any, run_dir: Path, monitor: Monitor,
                  hook: Callable[[dict[str, Any]], None] | None, saved: Callable[[], None] | None = None):
-        self.topology, self.hooks, self.placement, self.transport = topology, topology.hooks, placement, placement.transport
+        self.topology, self.hooks = topology, topology.hooks
+        self.placement, self.transport = placement, placement.transport
         self.cfg, self.run_dir, self.monitor, self.hook, self.saved = cfg, run_dir, monitor, hook, saved
         self.roles = topology.roles
         self.pacing = self._banded(topology.pacing)
@@ -355,8 +357,8 @@ class Driver:
         step = min(int(s["updates"] if "updates" in s else s["version"]) for s in states)
         episodes = sum(v for k, v in self.totals.items() if k.endswith("/episodes"))
         counters = {"frames": self.frames(), "episodes": episodes, **self.totals}
-        path = self.topology.checkpoints.save(self.run_dir, step, {name: states}, counters, list(self.monitor.returns), rng=rng,
-                                replay=self._replay_set())
+        path = self.topology.checkpoints.save(self.run_dir, step, {name: states}, counters,
+                                              list(self.monitor.returns), rng=rng, replay=self._replay_set())
         if self.saved is not None:
             self.saved()
         return str(path)

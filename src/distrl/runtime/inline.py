@@ -41,8 +41,8 @@ class InlinePlacement:
 def run(builder: Any, run_dir: Path, monitor: Monitor, resume: bool = False,
         hook: Callable[[dict[str, Any]], None] | None = None,
         saved: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Any architecture (its builder) in this process. A round is one call of every called role in turn: each actor's steps
-    then the learner's updates (Ape-X), each bundle's round (Gorila), each worker's rollout (A3C) or
-    gradient (BA3C), the paper's processes serialised. `resume` needs nothing here: the driver hands the
+    """Any architecture (its builder) in this process. A round is one call of every called role in turn:
+    each actor's steps then the learner's updates (Ape-X), each bundle's round (Gorila), each worker's
+    rollout (A3C) or gradient (BA3C), the paper's processes serialised. `resume` needs nothing here: the driver hands the
     stateful roles the run's newest checkpoint."""
     return drive(builder.cfg, builder.topology(), InlinePlacement(), run_dir, monitor, hook, saved)
