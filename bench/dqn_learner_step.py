@@ -1,23 +1,33 @@
-"""The DQN learner's step in float32 and with `learner.bf16` (issue 34): DQNLearner.step (double Q, Adam, the
-dueling network) on Pong's 4x84x84 stacks at the 2-core plan's batch 64 and the paper's 512, and on MinAtar
-Breakout's 4x10x10 frames at apex-minatar's 128; one thread, random batches (an update's cost does not depend on
-what it learns). bfloat16 autocast is fast only on a CPU with bf16 units (AVX512-BF16 or AMX); elsewhere it can
-be slower than float32.
+"""The DQN learner's step in float32 and with the CPU levers of issues 34 and 59: DQNLearner.step (double Q,
+Adam, the dueling network) on Pong's 4x84x84 stacks at the 2-core plan's batch 64 and the paper's 512, and on
+MinAtar Breakout's 4x10x10 frames at apex-minatar's 128; one thread, random batches (an update's cost does not
+depend on what it learns). The levers, alone and together:
+- `bf16`: `learner.bf16`, bfloat16 autocast. Fast only on a CPU with bf16 units (AVX512-BF16 or AMX);
+  elsewhere it can be slower than float32.
+- `channels-last`: both networks' weights in torch.channels_last, so oneDNN's convolutions take NHWC.
+- `compile`: both networks through torch.compile (inductor; it needs a C compiler, and compiles for a while
+  on the first steps, which the warm-up takes).
 
-    .venv/bin/python -m bench.dqn_learner_step                  # every shape, 3 rounds
+    .venv/bin/python -m bench.dqn_learner_step                  # every shape, float32 and bf16, 3 rounds
+    .venv/bin/python -m bench.dqn_learner_step --shapes pong-b64 \
+        --variants float32,bf16,channels-last,channels-last+bf16,compile,compile+bf16 --out bench/results/F.jsonl
 
 Each round times every case for about `--seconds` (as many updates as a warm batch of 3 showed fit), alternating
 the cases so that a noisy neighbour hits them alike.
-Prints updates/s (median of the rounds) and bf16's ratio to float32 at the same shape. Asserts nothing."""
+Prints updates/s (median of the rounds) and each variant's ratio to float32 at the same shape; with `--out`, also
+a sitting of bench/results/ (bench/results.py) with a row per shape and variant. Asserts nothing."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 import torch
 
+from bench import results
 from bench.machine import versions
+from bench.runs import command_line
 from bench.timing import alternating_rates
 from distrl.components.learner import DQNLearner
 from distrl.config.sections import LearnerConfig
@@ -30,10 +40,24 @@ SHAPES = {  # name: (obs shape, actions, batch)
 }
 
 
-def case(shape: str, bf16: bool):
+LEVERS = ("bf16", "channels-last", "compile")
+
+
+def case(shape: str, variant: str):
     obs_shape, actions, b = SHAPES[shape]
+    levers = set(variant.split("+")) - {"float32"}
+    if levers - set(LEVERS):
+        raise SystemExit(f"unknown lever(s) in {variant!r}: choose float32 or a '+' of {', '.join(LEVERS)}")
     torch.manual_seed(0)
-    learner = DQNLearner(make_q_network(obs_shape, actions), LearnerConfig(batch_size=b, optimizer="adam"), bf16=bf16)
+    learner = DQNLearner(make_q_network(obs_shape, actions), LearnerConfig(batch_size=b, optimizer="adam"),
+                         bf16="bf16" in levers)
+    if "channels-last" in levers:
+        learner.online.to(memory_format=torch.channels_last)
+        learner.target.to(memory_format=torch.channels_last)
+    if "compile" in levers:  # the optimizer keeps the same parameters: a compiled module wraps, it does not copy
+        # each network instance is a recompile of the same forward; past dynamo's limit (8) it runs eagerly
+        torch._dynamo.config.recompile_limit = 64
+        learner.online, learner.target = torch.compile(learner.online), torch.compile(learner.target)
     rng = np.random.default_rng(0)
     high = 256 if obs_shape[-1] == 84 else 2
     batches = [{"obs": rng.integers(0, high, (b, *obs_shape), dtype=np.uint8),
@@ -54,17 +78,29 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--variants", default="float32,bf16", help="comma-separated: float32, or levers joined by '+' "
+                   f"from {', '.join(LEVERS)}; float32 always runs, the ratios' base")
+    p.add_argument("--warmup", type=int, default=3, help="steps before timing (torch.compile compiles in them)")
+    p.add_argument("--out", type=Path, help="append a sitting (with the speed index) to this result file")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     shapes = args.shapes.split(",")
-    cases = {(s, bf16): case(s, bf16) for s in shapes for bf16 in (False, True)}
-    rates = alternating_rates(cases, args.rounds, warmup=3, seconds=args.seconds)
+    variants = list(dict.fromkeys(["float32", *args.variants.split(",")]))
+    head = results.header(command_line("bench.dqn_learner_step"), threads=args.threads) if args.out else None
+    cases = {(s, v): case(s, v) for s in shapes for v in variants}
+    rates = alternating_rates(cases, args.rounds, warmup=args.warmup, seconds=args.seconds)
     print(f"{versions()}; {args.threads} thread(s), about {args.seconds:g} s x {args.rounds} rounds")
-    print("| shape | float32 updates/s | bf16 updates/s | bf16 / float32 |")
+    print("| shape | variant | updates/s | / float32 |")
     print("|---|---|---|---|")
+    rows = []
     for s in shapes:
-        f32, b16 = rates[s, False], rates[s, True]
-        print(f"| {s} | {f32:.1f} | {b16:.1f} | {b16 / f32:.2f}x |")
+        for v in variants:
+            rows.append({"contender": v, "shape": s, "updates_per_s": round(rates[s, v], 2),
+                         "ratio_to_float32": round(rates[s, v] / rates[s, "float32"], 3)})
+            print(f"| {s} | {v} | {rates[s, v]:.1f} | {rates[s, v] / rates[s, 'float32']:.2f}x |")
+    if args.out:
+        with open(args.out, "a") as f:
+            results.write_sitting(f, head, rows)
 
 
 if __name__ == "__main__":

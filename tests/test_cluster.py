@@ -15,6 +15,8 @@ import pytest
 import distrl
 from bench.hosts import BIN, NET, host_files, kill_all, no_namespaces_reason, roles_in
 from bench.hosts import cluster as hosts_cluster
+from distrl import config as C
+from distrl.architectures import make_architecture
 from tests.cases import cases, names
 
 pytest.importorskip("ray")
@@ -115,21 +117,50 @@ def test_the_learner_host_dies_and_the_run_resumes_on_the_other_host_from_the_dr
 SMALL = {"eval_episodes": 2, "log_every_s": 1}
 
 
-@pytest.mark.learning(seconds=240)
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory):
+    """One cluster for every architecture's run: bringing one up takes about 10 s."""
+    reason = no_namespaces_reason()
+    if reason:
+        pytest.skip(f"cluster test skipped: {reason}")
+    with hosts_cluster(HOSTS, tmp_path_factory.mktemp("cluster")) as c:
+        yield c
+
+
+def _role_classes(architecture: str) -> tuple[str, ...]:
+    env, overrides = cases(architecture).cluster
+    cfg = C.build_config(architecture, env, overrides={"runtime": "ray", **overrides})
+    return tuple(sorted(role.cls.__name__ for role in make_architecture(cfg).topology().roles if role.count))
+
+
+def cluster_params() -> list:
+    """Every registered architecture; CI's tier runs the first of each set of role classes, the others (the
+    same processes with other parts: DQN's, R2D2's, Ape-X DPG's are Ape-X's) run in `make test-all`."""
+    seen: set[tuple[str, ...]] = set()
+    params = []
+    for architecture in names():
+        classes = _role_classes(architecture)
+        params.append(pytest.param(architecture, marks=pytest.mark.long) if classes in seen else architecture)
+        seen.add(classes)
+    return params
+
+
+@pytest.mark.learning(seconds=30)
 @pytest.mark.alone
-def test_every_architecture_leaves_its_checkpoint_on_the_head_and_eval_plays_it(tmp_path, cluster):
-    """Each architecture runs from the head with every role on the worker hosts; the checkpoint is on the
+@pytest.mark.parametrize("architecture", cluster_params())
+def test_an_architecture_leaves_its_checkpoint_on_the_head_and_eval_plays_it(shared_cluster, architecture):
+    """The architecture runs from the head with every role on the worker hosts; the checkpoint is on the
     head's disk, distrl.evaluate (`distrl eval`'s function) plays it there, and neither worker host holds a
-    file of any run."""
-    for architecture in names():  # every built-in one (tests/cases/<package>.py: its cluster run)
-        env, overrides = cases(architecture).cluster
-        flags = [f for k, v in {**overrides, **SMALL}.items()  # --actors: the preset is chosen for that count
-                 for f in ((f"--{k.replace('_', '-')}", str(v)) if k in ("actors", "max_frames") else ("--set", f"{k}={v}"))]
-        run = tmp_path / architecture
-        _finish(cluster.distrl("train", architecture, "--env", env, "--runtime", "ray", "--address", cluster.address,
-                               "--seed", "1", "--run-dir", str(run), "--quiet", *flags))
-        assert list((run / "checkpoints").glob("ckpt-*.pt")), architecture
-        result = distrl.evaluate(run, episodes=2)  # what `distrl eval` calls, in this process on the head's disk
-        assert result["episodes"] == 2 and "/checkpoints/ckpt-" in result["checkpoint"], (architecture, result)
+    file of the run."""
+    cluster = shared_cluster
+    env, overrides = cases(architecture).cluster  # tests/cases/<package>.py: its cluster run
+    flags = [f for k, v in {**overrides, **SMALL}.items()  # --actors: the preset is chosen for that count
+             for f in ((f"--{k.replace('_', '-')}", str(v)) if k in ("actors", "max_frames") else ("--set", f"{k}={v}"))]
+    run = cluster.root / architecture
+    _finish(cluster.distrl("train", architecture, "--env", env, "--runtime", "ray", "--address", cluster.address,
+                           "--seed", "1", "--run-dir", str(run), "--quiet", *flags))
+    assert list((run / "checkpoints").glob("ckpt-*.pt")), architecture
+    result = distrl.evaluate(run, episodes=2)  # what `distrl eval` calls, in this process on the head's disk
+    assert result["episodes"] == 2 and "/checkpoints/ckpt-" in result["checkpoint"], (architecture, result)
     for ns in cluster.hosts.values():
-        assert host_files(ns, tmp_path) == []
+        assert host_files(ns, cluster.root) == []
