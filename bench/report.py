@@ -72,6 +72,9 @@ HEADLINES: tuple[Headline, ...] = (
     _minatar("dqn", "distrl-dqn", "Asterix"),
     _minatar("r2d2", "distrl-r2d2", "Seaquest"),
     _minatar("dqn", "distrl-dqn", "Seaquest"),
+    _minatar("dqn", "distrl-dqn", "SpaceInvaders"),
+    _minatar("dqn", "distrl-dqn", "Freeway"),
+    _minatar("r2d2", "distrl-r2d2", "Freeway"),
     _mujoco("HalfCheetah-v5", (1, 2, 3)), _mujoco("Hopper-v5", (1, 2, 3)), _mujoco("Walker2d-v5", (1,)),
     _mujoco("Ant-v5", (1,)),
 )
