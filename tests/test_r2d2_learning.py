@@ -25,7 +25,8 @@ def second_half(run_dir, updates: int) -> list[float]:
 def test_r2d2_inline_learns_the_velocity_free_cartpole(tmp_path):
     """One process, seed 1, up to 120k frames (the preset's first 60%), stopped at the first greedy evaluation
     (every 500 updates) at 400 or more. Run to the end, its evaluations first passed 400 at 5,472 updates, and 7
-    of the 11 in the second half were 400-500, the others 226-398 (2026-11-27); stopped there it took 77 s in CI, against 190 s."""
+    of the 11 in the second half were 400-500, the others 226-398 (2026-11-27). Stopped there it took 77 s in
+    CI, against 190 s."""
     cfg = C.build_config("r2d2", CARTPOLE_NO_VELOCITY, overrides={"seed": 1, "run_dir": str(tmp_path / "run"),
                                                                    "max_frames": 120_000, "stop_return": 400})
     summary = train(cfg, live=False)
