@@ -24,12 +24,17 @@ pytest.importorskip("ray")
 HOSTS = {"a": (f"{NET}.2", 4), "b": (f"{NET}.3", 5)}  # name: (address, CPUs); b holds every role once a is gone
 
 
-@pytest.fixture
-def cluster(tmp_path):
+def _cluster(root: Path):
+    """The three hosts over `root`, or the test skipped with why (without root or namespaces)."""
     reason = no_namespaces_reason()
     if reason:
         pytest.skip(f"cluster test skipped: {reason}")
-    with hosts_cluster(HOSTS, tmp_path) as c:
+    return hosts_cluster(HOSTS, root)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    with _cluster(tmp_path) as c:
         yield c
 
 
@@ -120,10 +125,7 @@ SMALL = {"eval_episodes": 2, "log_every_s": 1}
 @pytest.fixture(scope="module")
 def shared_cluster(tmp_path_factory):
     """One cluster for every architecture's run: bringing one up takes about 10 s."""
-    reason = no_namespaces_reason()
-    if reason:
-        pytest.skip(f"cluster test skipped: {reason}")
-    with hosts_cluster(HOSTS, tmp_path_factory.mktemp("cluster")) as c:
+    with _cluster(tmp_path_factory.mktemp("cluster")) as c:
         yield c
 
 
