@@ -14,7 +14,8 @@ Blocks: `index` (the results index: one row per system and env, mean and spread 
 keeps one architecture's rows), `race file=NAME` (one race file's contenders side by side, with the
 sittings they come from), `presets arch=NAME` (an architecture's presets and their sources, from the
 code), `reruns files=A,B` (documented commands run again beside their index rows), `matrix` (every
-system on every MinAtar game). `tests/test_report.py` runs the check in the quick tier.
+system on every MinAtar game, seed 1), `matrix-cells` (each of its cells in full), `matrix-seeds` (the
+seeded systems' seeds side by side). `tests/test_report.py` runs the check in the quick tier.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ class Headline:
     command: str                # the command that gives the number (SEED stands for each seed)
 
 
-def _minatar(arch: str, contender: str, game: str) -> Headline:
-    return Headline(arch, f"MinAtar/{game}-v1", (f"minatar-{game}-seed1.jsonl",), contender,
+def _minatar(arch: str, contender: str, game: str, seeds: tuple[int, ...] = (1,)) -> Headline:
+    return Headline(arch, f"MinAtar/{game}-v1", tuple(f"minatar-{game}-seed{s}.jsonl" for s in seeds), contender,
                     f"distrl train {arch} --env MinAtar/{game}-v1 --runtime ray --actors 2 --seed SEED --max-time 15m")
 
 
@@ -61,10 +62,15 @@ def _mujoco(env: str, seeds: tuple[int, ...]) -> Headline:
                     "--max-frames 10000000")
 
 
+# The MinAtar matrix's systems with seeds 2 and 3 too (issue 58: Ape-X and the best other system)
+SEEDED = ("apex", "ba3c")
+MATRIX_SEEDS = (1, 2, 3)
+
 HEADLINES: tuple[Headline, ...] = (
-    *(_minatar(a, c, g) for g in ("Breakout", "SpaceInvaders", "Freeway", "Asterix", "Seaquest")
+    *(_minatar(a, c, g, MATRIX_SEEDS if a in SEEDED else (1,))
+      for g in ("Breakout", "SpaceInvaders", "Freeway", "Asterix", "Seaquest")
       for a, c in (("apex", "distrl-apex"), ("gorila", "distrl-gorila"), ("a3c", "distrl-a3c"),
-                   ("ba3c", "distrl-ba3c"))),
+                   ("ba3c", "distrl-ba3c"))),  # Ape-X's and BA3C's rows take seeds 2 and 3 where run
     _minatar("r2d2", "distrl-r2d2", "Breakout"),
     _minatar("r2d2", "distrl-r2d2", "Asterix"),
     _minatar("r2d2", "distrl-r2d2-bf16", "SpaceInvaders"),  # the r2d2-minatar preset's values since 2026-11-28
@@ -108,8 +114,11 @@ class Result:
 
 
 def summary(file: str, contender: str) -> Result | None:
-    """The contender's last summary row in `file` (a race file keeps one per contender), None if none."""
+    """The contender's last summary row in `file` (a race file keeps one per contender), None if none (or no
+    such file: a seed not run yet)."""
     found = None
+    if not (RESULTS / file).exists():
+        return None
     for sitting in read(RESULTS / file):
         for row in sitting.of(contender):
             if row.get("summary"):
@@ -135,6 +144,19 @@ def machine(sittings: list[Sitting]) -> str:
     parts = dict.fromkeys(f"{s.day}, speed {s.speed:.2f}" if s.speed is not None else f"{s.day}, speed not measured"
                           for s in sittings)
     return "; ".join(parts)
+
+
+def span(sittings: list[Sitting]) -> str:
+    """Where a table of many sittings was made, in one line: the days and the range of speed indices."""
+    unique = list({id(s): s for s in sittings}.values())
+    days = sorted(s.day for s in unique)
+    speeds = [s.speed for s in unique if s.speed is not None]
+    text = f"{len(unique)} sittings from {days[0]} to {days[-1]}" if len(unique) > 1 else machine(unique)
+    if len(unique) > 1 and speeds:
+        text += f", speed index {min(speeds):.2f} to {max(speeds):.2f}"
+    if len(unique) > 1 and (before := len(unique) - len(speeds)):
+        text += f" ({before} made before the index)"
+    return text
 
 
 def table(head: list[str], rows: list[list[str]]) -> str:
@@ -264,39 +286,106 @@ def reruns(files: str) -> str:
                  rows)
 
 
-# The MinAtar matrix (issue 58): every system on every game, seed 1, 15 minutes on 2 cores. A system's
-# row is its contender in bench.minatar's race files; R2D2's rows made as distrl-r2d2-bf16 are the
-# r2d2-minatar preset's own values since bf16 became its default.
+# The MinAtar matrix (issue 58): every system on every game, 15 minutes on 2 cores. A system's row is its
+# contender in bench.minatar's race files; R2D2's rows made as distrl-r2d2-bf16 are the r2d2-minatar
+# preset's own values since bf16 became its default.
 MATRIX_GAMES = ("Breakout", "SpaceInvaders", "Freeway", "Asterix", "Seaquest")
 MATRIX_SYSTEMS = {"apex": ("distrl-apex",), "gorila": ("distrl-gorila",), "a3c": ("distrl-a3c",),
                   "ba3c": ("distrl-ba3c",), "r2d2": ("distrl-r2d2", "distrl-r2d2-bf16"), "dqn": ("distrl-dqn",)}
 
 
-def matrix() -> str:
-    """Each system's greedy return on each MinAtar game (the mean over the budget's last tenth) and the
-    minute its greedy evaluation first reached the MinAtar paper DQN's 5M-frame score, or ✗."""
+def cell(game: str, system: str, seed: int = 1) -> Result | None:
+    file = f"minatar-{game}-seed{seed}.jsonl"
+    return next((r for n in MATRIX_SYSTEMS[system] if (r := summary(file, n))), None)
+
+
+def curve(result: Result) -> list[dict]:
+    return [x for x in result.sitting.of(result.row["contender"]) if not x.get("summary")]
+
+
+def reached(result: Result, key: str = "eval_mean") -> dict | None:
+    """When the run first reached the MinAtar paper DQN's 5M-frame score (greedy, or training return)."""
     from bench.minatar import PAPER_DQN_5M, time_to
+    name = "eval_time_to_paper_dqn_5m" if key == "eval_mean" else "time_to_paper_dqn_5m"
+    if name in result.row:
+        return result.get(name)
+    return time_to(curve(result), PAPER_DQN_5M[result.file.split("-")[1]], key)  # rows made before summaries had it
+
+
+def rate(result: Result) -> float | None:
+    """Updates/s from the curve's last row, for summaries written before they had it."""
+    last = next((x for x in reversed(curve(result)) if x.get("updates") is not None and x.get("wall_s")), None)
+    return last["updates"] / last["wall_s"] if last else None
+
+
+def marks(result: Result, key: str) -> str:
+    """The value at 5, 10 and 15 minutes: the summary's marks, or taken from the curve for older rows."""
+    from bench.minatar import MARKS, at
+    prefix = "eval" if key == "eval_mean" else "return"
+    values = [result.get(f"{prefix}_{m}", at(curve(result), key, s)) for m, s in MARKS.items()]
+    return " / ".join(number(v) for v in values)
+
+
+def matrix() -> str:
+    """Each system's greedy return on each MinAtar game, seed 1 (the mean over the budget's last tenth), and
+    the minute its greedy evaluation first reached the MinAtar paper DQN's 5M-frame score, or ✗."""
+    from bench.minatar import PAPER_DQN_5M
     rows, sittings = [], []
     for game in MATRIX_GAMES:
-        file = f"minatar-{game}-seed1.jsonl"
         cells = []
-        for names in MATRIX_SYSTEMS.values():
-            found = next((r for n in names if (RESULTS / file).exists() and (r := summary(file, n))), None)
-            if found is None:
+        for system in MATRIX_SYSTEMS:
+            if (found := cell(game, system)) is None:
                 cells.append("not run")
                 continue
             sittings.append(found.sitting)
-            reached = found.get("eval_time_to_paper_dqn_5m") or time_to(  # rows made before the summaries had it
-                [x for x in found.sitting.of(found.row["contender"]) if not x.get("summary")], PAPER_DQN_5M[game],
-                "eval_mean")
-            cells.append(f"{number(found.late_mean())} ({minutes(reached['wall_s']) if reached else '✗'})")
+            when = reached(found)
+            cells.append(f"{number(found.late_mean())} ({minutes(when['wall_s']) if when else '✗'})")
         rows.append([f"{game} ({number(PAPER_DQN_5M[game], 0)})", *cells])
     text = table(["Game (paper DQN at 5M frames)", *(ARCH_NAMES[a] for a in MATRIX_SYSTEMS)], rows)
-    return text + f"\nSittings: {machine(sittings)}.\n"
+    return text + f"\nMade in {span(sittings)}.\n"
+
+
+def matrix_cells() -> str:
+    """Every seed-1 cell of the matrix in full: the training return (mean of the last 100 episodes) and the
+    greedy return at 5, 10 and 15 minutes, when each reached the paper DQN's score, the rates, the sitting."""
+    rows = []
+    for game in MATRIX_GAMES:
+        for system in MATRIX_SYSTEMS:
+            if (found := cell(game, system)) is None:
+                rows.append([game, ARCH_NAMES[system], "not run", *["-"] * 6])
+                continue
+            passed = [minutes(w["wall_s"]) if (w := reached(found, k)) else "never" for k in ("return_mean_100", "eval_mean")]
+            rows.append([game, ARCH_NAMES[system], marks(found, "return_mean_100"), marks(found, "eval_mean"),
+                         *passed, number(found.get("frames_per_s")), number(found.get("updates_per_s", rate(found))),
+                         machine([found.sitting])])
+    return table(["Game", "System", "Training return at 5 / 10 / 15 min", "Greedy at 5 / 10 / 15 min",
+                  "Training passed the paper DQN", "Greedy passed the paper DQN", "Frames/s", "Updates/s",
+                  "Sitting"], rows)
+
+
+def matrix_seeds() -> str:
+    """Ape-X's and BA3C's greedy return (the budget's last tenth) for each seed on each game, their mean
+    and spread, and how many seeds' greedy evaluations reached the paper DQN's score."""
+    rows = []
+    for game in MATRIX_GAMES:
+        cells = []
+        for system in SEEDED:
+            found = {s: cell(game, system, s) for s in MATRIX_SEEDS}
+            scores = [x for r in found.values() if r is not None and (x := r.late_mean()) is not None]
+            each = " / ".join(number(r.late_mean()) if r is not None else "not run" for r in found.values())
+            spread = f" ± {number(statistics.stdev(scores))}" if len(scores) > 1 else ""
+            ran = [r for r in found.values() if r is not None]
+            cells += [each, f"{number(statistics.mean(scores)) if scores else '-'}{spread}",
+                      f"{sum(1 for r in ran if reached(r))} of {len(ran)}"]
+        rows.append([game, *cells])
+    head = [f"{ARCH_NAMES[a]} {h}" for a in SEEDED for h in ("seeds " + " / ".join(map(str, MATRIX_SEEDS)),
+                                                               "mean ± std", "passed")]
+    return table(["Game", *head], rows)
 
 
 BLOCKS: dict[str, Callable[..., str]] = {"index": index, "race": race, "presets": presets, "reruns": reruns,
-                                         "matrix": matrix}
+                                         "matrix": matrix,
+                                         "matrix-cells": matrix_cells, "matrix-seeds": matrix_seeds}
 
 
 def render(spec: str, page: Path) -> str:

@@ -73,6 +73,40 @@ def test_a_race_of_two_sittings_says_so_and_stamps_each_row(files):
     assert "(../figures/minatar-Toy-seed1.png)" in text
 
 
+def test_a_matrix_cell_in_full_takes_its_marks_and_rates_from_the_curve_where_the_summary_lacks_them(files):
+    (files / "minatar-Breakout-seed1.jsonl").write_text(sitting("2026-11-25", None, [
+        {"contender": "distrl-apex", "wall_s": 300.0, "frames": 1, "updates": 3000, "return_mean_100": 2.0, "eval_mean": 3.0},
+        {"contender": "distrl-apex", "wall_s": 600.0, "frames": 2, "updates": 6000, "return_mean_100": 6.0, "eval_mean": 11.0},
+        {"contender": "distrl-apex", "wall_s": 895.0, "frames": 3, "updates": 8950, "return_mean_100": 12.0, "eval_mean": 14.0},
+        {"contender": "distrl-apex", "summary": True, "budget_s": 900.0, "frames_per_s": 1500.0}]))
+    lines = report.matrix_cells().splitlines()
+    # marks: the latest value at or before 5, 10 and 15 minutes; the paper DQN's Breakout score is 10: the
+    # training return first reached it at 895 s (14.9 min), the greedy one at 600 s; updates/s 8,950 / 895
+    assert "| Breakout | Ape-X | 2.0 / 6.0 / 12.0 | 3.0 / 11.0 / 14.0 | 14.9 min | 10.0 min | 1,500 | 10.0 | " \
+           "2026-11-25, speed not measured |" in lines
+    assert "| Breakout | Gorila | not run | - | - | - | - | - | - |" in lines
+    assert sum("not run" in line for line in lines) == 29  # 30 cells, one run
+
+
+def test_the_matrix_seeds_are_each_seeds_late_greedy_their_mean_spread_and_passes(files):
+    for seed, evals in ((1, (11.0, 13.0)), (2, (7.0, 9.0))):
+        (files / f"minatar-Breakout-seed{seed}.jsonl").write_text(sitting("2026-11-29", 1.0, [
+            {"contender": "distrl-apex", "wall_s": 850.0, "frames": 1, "eval_mean": evals[0]},
+            {"contender": "distrl-apex", "wall_s": 890.0, "frames": 2, "eval_mean": evals[1]},
+            {"contender": "distrl-apex", "summary": True, "budget_s": 900.0}], seed))
+    row = report.matrix_seeds().splitlines()[2]
+    # seeds' last tenth (from 810 s): 12.0 and 8.0; mean 10.0, sample std sqrt(2^2 + 2^2) = 2.8; seed 1's
+    # greedy reached the paper DQN's 10 (at 850 s), seed 2's never did; seed 3 has no file
+    assert row == "| Breakout | 12.0 / 8.0 / not run | 10.0 ± 2.8 | 1 of 2 | not run / not run / not run | - | 0 of 0 |"
+
+
+def test_a_table_of_many_sittings_says_their_days_and_speed_range_in_one_line():
+    made = [results.Sitting({"date": f"2026-11-{d}T10:00:00Z", "speed_index": {"index": v} if v else None})
+            for d, v in (("25", None), ("29", 0.67), ("28", 1.05))]
+    assert report.span(made) == "3 sittings from 2026-11-25 to 2026-11-29, speed index 0.67 to 1.05 (1 made before the index)"
+    assert report.span(made[1:2]) == "2026-11-29, speed 0.67"
+
+
 # ---- no result number typed by hand ---------------------------------------------------------------
 # A result claim in prose: a number beside a word that reports an outcome, or a speed-up ratio. Config
 # values (lr 1e-4, --actors 2, 15-minute budgets) do not match. Lines inside report blocks are rendered.
