@@ -55,8 +55,6 @@ def case(shape: str, variant: str):
         learner.online.to(memory_format=torch.channels_last)
         learner.target.to(memory_format=torch.channels_last)
     if "compile" in levers:  # the optimizer keeps the same parameters: a compiled module wraps, it does not copy
-        # each network instance is a recompile of the same forward; past dynamo's limit (8) it runs eagerly
-        torch._dynamo.config.recompile_limit = 64
         learner.online, learner.target = torch.compile(learner.online), torch.compile(learner.target)
     rng = np.random.default_rng(0)
     high = 256 if obs_shape[-1] == 84 else 2
@@ -84,6 +82,8 @@ def main() -> None:
     p.add_argument("--out", type=Path, help="append a sitting (with the speed index) to this result file")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
+    # each compiled network instance is a recompile of the same forward; past dynamo's limit (8) it runs eagerly
+    torch._dynamo.config.recompile_limit = 64
     shapes = args.shapes.split(",")
     variants = list(dict.fromkeys(["float32", *args.variants.split(",")]))
     head = results.header(command_line("bench.dqn_learner_step"), threads=args.threads) if args.out else None
