@@ -49,8 +49,9 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
                      "mean, which sat well below greedy play: docs/notes/benchmarks.md, Ape-X on MinAtar); "
                      "distrl: batch 128, Adam 2.5e-4 (the learner runs on one core on Ray), targets every 500 "
                      "batches, 8 samples per insert", {
-        # 1.5M frames: about 15 minutes on 2 cores
-        "actors": 2, "max_frames": 1_500_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
+        # 2.5M frames: more than 15 minutes on 2 cores, so a 15-minute run is not cut by frames (at 1.5M, a
+        # seed-2 run of 2026-11-29 stopped at 890 s); nothing in Ape-X is scheduled over max_frames
+        "actors": 2, "max_frames": 2_500_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
         "eval_every": 5_000, "eval_episodes": 10,
         "actor.envs_per_actor": 4, "actor.epsilon_base": 0.1, "actor.pull_every": 400, "actor.flush_size": 50,
         "replay.capacity": 100_000, "replay.min_size": 5_000, "replay.compress": False,
