@@ -28,13 +28,16 @@ def commit() -> str | None:
     """The checkout's commit, read from .git without running git (the working tree may differ)."""
     try:
         git = ROOT / ".git"
+        if git.is_file():  # a worktree (`git worktree add`): its own HEAD, the refs of the repository's
+            git = Path(git.read_text().split("gitdir:", 1)[1].strip())
+        common = git / (git / "commondir").read_text().strip() if (git / "commondir").exists() else git
         head = (git / "HEAD").read_text().strip()
         if not head.startswith("ref: "):
             return head
         ref = head[5:]
-        if (git / ref).exists():
-            return (git / ref).read_text().strip()
-        for line in (git / "packed-refs").read_text().splitlines():
+        if (common / ref).exists():
+            return (common / ref).read_text().strip()
+        for line in (common / "packed-refs").read_text().splitlines():
             if line.endswith(" " + ref):
                 return line.split()[0]
     except OSError:
