@@ -45,18 +45,21 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
         "learner.lr": 1e-3, "net.hidden": (128,), "rl.entropy_beta": 0.01, "rl.gamma": 0.9,
         "rl.reward_scale": 0.125, "eval_episodes": 10,
     }),
-    "a3c-minatar": ("A3C on MinAtar with 2 workers: Mnih et al. 2016's t_max 5, shared RMSProp (decay 0.99, "
-                    "eps 0.1) with the rate annealed linearly to 0 over the run, on the MinAtar network (policy and "
-                    "value heads on its 128 units); distrl: lr 1e-2, the top of the paper's LogUniform(1e-4, 1e-2) "
-                    "(distrl's loss is the mean over a rollout's steps where the paper sums them; in 5-minute "
-                    "tuning runs on Breakout lower rates learned visibly slower), entropy 0.003, not the paper's "
-                    "0.01 (with 0.01, Freeway's rare crossings never outweighed the entropy term: 5-minute screens, "
-                    "bench/results/screens-a3c-minatar-issue58.jsonl), 4.5M frames (about 30 minutes on 2 cores); "
-                    "docs/notes/benchmarks.md, A3C family", {
+    "a3c-minatar": ("A3C on MinAtar with 2 workers: Mnih et al. 2016's entropy 0.01, shared RMSProp (decay "
+                    "0.99, eps 0.1) with the rate annealed linearly to 0 over the run, on the MinAtar network "
+                    "(policy and value heads on its 128 units); distrl: lr 1e-2, the top of the paper's "
+                    "LogUniform(1e-4, 1e-2) (distrl's loss is the mean over a rollout's steps where the paper sums "
+                    "them; in 5-minute tuning runs on Breakout lower rates learned visibly slower), t_max 20, not "
+                    "the paper's 5 (with 5, Freeway's rare crossings never outweighed the entropy term; a lower "
+                    "entropy, 0.003, crossed but collapsed Breakout's policy: issue 58, "
+                    "bench/results/screens-a3c-minatar-issue58.jsonl and minatar-a3c-entropy0.003-seed1.jsonl), "
+                    "4.5M frames (about 30 minutes on 2 cores); docs/notes/benchmarks.md, A3C family", {
         "rl.reduction": "mean",  # measured with the rollout mean; the paper sums (a3c-atari does)
         "actors": 2, "max_frames": 4_500_000, "log_every_s": 10.0, "checkpoint_every": 10_000,
-        "eval_every": 50_000, "eval_episodes": 10, "learner.lr": 1e-2, "learner.anneal": True,
-        "rl.entropy_beta": 0.003,
+        # evaluations every 12,500 updates: a rollout of 20 steps makes a quarter of t_max 5's updates, so
+        # this keeps the 2 minutes or so between evaluations that 50,000 gave
+        "eval_every": 12_500, "eval_episodes": 10, "learner.lr": 1e-2, "learner.anneal": True,
+        "rl.t_max": 20,
     }),
     "nstep-q-minatar": ("n-step Q on MinAtar with 2 workers: Mnih et al. 2016's t_max 5, shared RMSProp, "
                         "per-worker final epsilons; distrl: lr 1e-3, targets every 10k global frames, epsilon over "
