@@ -15,7 +15,8 @@ keeps one architecture's rows), `race file=NAME` (one race file's contenders sid
 sittings they come from), `presets arch=NAME` (an architecture's presets and their sources, from the
 code), `reruns files=A,B` (documented commands run again beside their index rows), `matrix` (every
 system on every MinAtar game, seed 1), `matrix-cells` (each of its cells in full), `matrix-frames` (its
-training returns at equal frames), `matrix-seeds` (the seeded systems' seeds side by side). `tests/test_report.py` runs the check in the quick tier.
+training returns at equal frames), `matrix-seeds` (the seeded systems' seeds side by side).
+`tests/test_report.py` runs the check in the quick tier.
 """
 
 from __future__ import annotations
