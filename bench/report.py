@@ -74,7 +74,7 @@ HEADLINES: tuple[Headline, ...] = (
                    ("ba3c", "distrl-ba3c"))),  # Ape-X's and BA3C's rows take seeds 2 and 3 where run
     _minatar("r2d2", "distrl-r2d2", "Breakout"),
     _minatar("r2d2", "distrl-r2d2", "Asterix"),
-    _minatar("r2d2", "distrl-r2d2-bf16", "SpaceInvaders"),  # the r2d2-minatar preset's values since 2026-11-28
+    _minatar("r2d2", "distrl-r2d2", "SpaceInvaders"),
     _minatar("dqn", "distrl-dqn", "Breakout"),
     _minatar("dqn", "distrl-dqn", "Asterix"),
     _minatar("r2d2", "distrl-r2d2", "Seaquest"),
@@ -288,11 +288,10 @@ def reruns(files: str) -> str:
 
 
 # The MinAtar matrix (issue 58): every system on every game, 15 minutes on 2 cores. A system's row is its
-# contender in bench.minatar's race files; R2D2's rows made as distrl-r2d2-bf16 are the r2d2-minatar
-# preset's own values since bf16 became its default.
+# contender in bench.minatar's race files (a system may have had other names: list them after its own).
 MATRIX_GAMES = ("Breakout", "SpaceInvaders", "Freeway", "Asterix", "Seaquest")
 MATRIX_SYSTEMS = {"apex": ("distrl-apex",), "gorila": ("distrl-gorila",), "a3c": ("distrl-a3c",),
-                  "ba3c": ("distrl-ba3c",), "r2d2": ("distrl-r2d2", "distrl-r2d2-bf16"), "dqn": ("distrl-dqn",)}
+                  "ba3c": ("distrl-ba3c",), "r2d2": ("distrl-r2d2",), "dqn": ("distrl-dqn",)}
 
 
 def cell(game: str, system: str, seed: int = 1) -> Result | None:
