@@ -90,12 +90,12 @@ def time_to(rows: list[dict], target: float, key: str = "return_mean_100") -> di
     return None
 
 
-def at(rows: list[dict], key: str, seconds: float) -> float | None:
-    """The latest `key` shown in a row at or before `seconds`; None for a run that ended before it (its
-    last row more than a twentieth short of the mark)."""
-    if not rows or rows[-1]["wall_s"] < 0.95 * seconds:
+def at(rows: list[dict], key: str, seconds: float, by: str = "wall_s") -> float | None:
+    """The latest `key` shown in a row at or before `seconds` (or another mark of `by`, e.g. frames); None
+    for a run that ended before it (its last row more than a twentieth short of the mark)."""
+    if not rows or rows[-1][by] < 0.95 * seconds:
         return None
-    return ([r[key] for r in rows if r["wall_s"] <= seconds and r.get(key) is not None] or [None])[-1]
+    return ([r[key] for r in rows if r[by] <= seconds and r.get(key) is not None] or [None])[-1]
 
 
 def summary(name: str, rows: list[dict], target: float | None) -> dict:
