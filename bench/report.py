@@ -15,7 +15,8 @@ keeps one architecture's rows), `race file=NAME` (one race file's contenders sid
 sittings they come from), `presets arch=NAME` (an architecture's presets and their sources, from the
 code), `reruns files=A,B` (documented commands run again beside their index rows), `matrix` (every
 system on every MinAtar game, seed 1), `matrix-cells` (each of its cells in full), `matrix-frames` (its
-training returns at equal frames), `matrix-seeds` (the seeded systems' seeds side by side).
+training returns at equal frames), `matrix-seeds` (the seeded systems' seeds side by side), `atari game=pong`
+(every Atari run of a game: its greedy crossings of -10, 0 and 19).
 `tests/test_report.py` runs the check in the quick tier.
 """
 
@@ -404,7 +405,38 @@ def matrix_seeds() -> str:
     return table(["Game", *head], rows)
 
 
-BLOCKS: dict[str, Callable[..., str]] = {"index": index, "race": race, "presets": presets, "reruns": reruns,
+ATARI_NAMES = {**ARCH_NAMES, "ppo": "PPO (SB3, zoo values; the peer)"}
+ATARI_MARKS = (-10.0, 0.0, 19.0)
+
+
+def atari(game: str = "pong") -> str:
+    """Every Atari run of one game (bench.pong's files and the PPO peer's, bench/peers/ppo_pong.py): the
+    minute its greedy evaluation first reached -10, 0 and 19, its best, its rates and its sitting; 2-core
+    runs first, each machine's fastest to 19 first."""
+    rows = []
+    for path in RESULTS.glob(f"atari-{game}-*.jsonl"):
+        for sitting in read(path):
+            summaries = [r for r in sitting.rows if r.get("kind") == "summary"]
+            if not summaries:
+                continue
+            head, last = sitting.header, summaries[-1]
+            evals = [r for r in sitting.rows if r.get("kind") == "eval"]
+            crossed = [next((e["wall_s"] for e in evals if e["eval_return"] >= m), None) for m in ATARI_MARKS]
+            best = max((e["eval_return"] for e in evals), default=None)
+            label = head["machine"].get("label", "?")
+            key = (not label.startswith("cpu"), label, crossed[-1] if crossed[-1] is not None else float("inf"))
+            where = label if label.startswith("cpu") else f"{label}, {head.get('cores')} cores"
+            rows.append((key, [ATARI_NAMES.get(head.get("arch", "apex"), head.get("arch")), f"{where} ({path.name})",
+                               minutes(last["wall_s"]), number(last["frames"]), number(last["env_frames_per_s"]),
+                               number(last["learner_updates_per_s"]), *(minutes(t) if t is not None else "never"
+                                                                        for t in crossed),
+                               number(best), machine([sitting])]))
+    rows.sort(key=lambda r: r[0])
+    return table(["System", "Machine (file)", "Run", "Frames", "Frames/s", "Updates/s",
+                  *(f"Greedy first ≥ {m:g}" for m in ATARI_MARKS), "Best greedy", "Sitting"], [r for _, r in rows])
+
+
+BLOCKS: dict[str, Callable[..., str]] = {"atari": atari, "index": index, "race": race, "presets": presets, "reruns": reruns,
                                          "matrix": matrix,
                                          "matrix-cells": matrix_cells, "matrix-frames": matrix_frames,
                                          "matrix-seeds": matrix_seeds}

@@ -101,6 +101,28 @@ def test_the_matrix_seeds_are_each_seeds_late_greedy_their_mean_spread_and_passe
     assert row == "| Breakout | 12.0 / 8.0 / not run | 10.0 ± 2.8 | 1 of 2 | not run / not run / not run | - | 0 of 0 |"
 
 
+def test_the_atari_table_times_each_runs_first_greedy_crossings_2_core_runs_first(files):
+    def run(name: str, label: str, arch: str, evals: list[tuple[float, float]]) -> None:
+        head = {"arch": arch, "cores": 16}
+        rows = [{"kind": "eval", "wall_s": t, "frames": 1, "updates": 1, "eval_return": e} for t, e in evals]
+        rows.append({"kind": "summary", "wall_s": 5400.0, "frames": 7_000_000, "env_frames_per_s": 1296.3,
+                     "learner_updates_per_s": 11.2})
+        text = sitting("2026-11-29", 0.9, rows)
+        first = json.loads(text.splitlines()[0])
+        first.update(head, machine={"label": label})
+        (files / name).write_text("\n".join([json.dumps(first), *text.splitlines()[1:]]) + "\n")
+    run("atari-pong-gpu-seed1.jsonl", "gpu", "apex", [(300.0, 19.5)])
+    run("atari-pong-ppo-cpu2-seed1.jsonl", "cpu2", "ppo", [(600.0, -15.0), (1200.0, -9.0), (2400.0, 3.0), (3000.0, 18.9)])
+    run("atari-pong-cpu2-seed1.jsonl", "cpu2", "apex", [(1800.0, 0.0), (3600.0, 19.0)])
+    lines = report.atari().splitlines()[2:]
+    # Ape-X first reached -10 and 0 together at 30 min (0.0 >= 0) and 19 at 60; PPO never reached 19, so it
+    # follows Ape-X on the same machine; the GPU run comes after the 2-core ones
+    assert lines[0] == ("| Ape-X | cpu2 (atari-pong-cpu2-seed1.jsonl) | 90.0 min | 7,000,000 | 1,296 | 11.2 | 30.0 min | "
+                        "30.0 min | 60.0 min | 19.0 | 2026-11-29, speed 0.90 |")
+    assert lines[1].startswith("| PPO (SB3, zoo values; the peer) | cpu2 ") and "| 20.0 min | 40.0 min | never | 18.9 |" in lines[1]
+    assert lines[2].startswith("| Ape-X | gpu, 16 cores (atari-pong-gpu-seed1.jsonl) |") and len(lines) == 3
+
+
 def test_a_table_of_many_sittings_says_their_days_and_speed_range_in_one_line():
     made = [results.Sitting({"date": f"2026-11-{d}T10:00:00Z", "speed_index": {"index": v} if v else None})
             for d, v in (("25", None), ("29", 0.67), ("28", 1.05))]

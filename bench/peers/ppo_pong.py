@@ -38,7 +38,14 @@ null, episodes, eval_mean / eval_returns / eval_frames of the latest evaluation 
 line or null, evals = all of them), and a last line with "final": true, why it stopped, the machine, the
 command, every evaluation, the env and evaluation protocols and the hyperparameters with their sources. That
 last line is also printed as the result line (common.emit); a failure prints {"status": "failed: ..."} there
-and exits 1.
+and exits 1. The machine's speed index (bench/speed.py, about 20 s) is measured before the clock starts and kept
+in that last line.
+
+Collect: `python -m bench.peers.ppo_pong --collect RAW.jsonl [--speed-index FILE.json]` (the project's own .venv
+will do: SB3 is not imported) turns a finished run's lines into a result in bench/results.py's schema, beside
+bench.pong's: bench/results/atari-<game>-ppo-cpu<N>-seed<S>.jsonl (a header, rows of "kind" curve and eval, one
+summary, with bench.pong's keys, so that bench.report reads every Atari run alike) and its figure in
+bench/figures/. --speed-index gives the index for a run whose last line lacks it (measured beside it by hand).
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ from typing import Any
 import numpy as np
 
 from bench.peers import common as K
+from bench.runs import ROOT
 
 CONTENDER = "sb3-ppo"
 ZOO = "rl-baselines3-zoo hyperparams/ppo.yml, atari (DLR-RM/rl-baselines3-zoo)"
@@ -252,6 +260,64 @@ def sb3_ppo(args: argparse.Namespace, rec: Recorder) -> dict:
             "policy_net": str(model.policy).replace("\n", " ")}
 
 
+# ------------------------------------------------------------------ the result file
+
+def collect(raw: Path, speed_index: dict | None = None, out_root: Path = ROOT / "bench") -> Path:
+    """A finished run's lines as a bench.pong-shaped result: curve rows with their interval rates, the
+    evaluations (at the training time they began: training waits for them), bench.pong's summary."""
+    from bench import pong
+    from bench import results as R
+
+    lines = [json.loads(x) for x in raw.read_text().splitlines() if x.strip()]
+    final = next((x for x in reversed(lines) if x.get("final")), None)
+    if final is None:
+        raise SystemExit(f"{raw}: no final line: the run has not finished (or was killed); collect a finished run")
+    rows = [x for x in lines if x.get("contender") == CONTENDER and x["seed"] == final["seed"]]
+    curve, before = [], {"wall_s": 0.0, "frames": 0, "updates": 0}
+    for x in rows:
+        dt = x["wall_s"] - before["wall_s"]
+        curve.append({"wall_s": round(x["wall_s"], 1), "frames": x["frames"], "updates": x["updates"],
+                      "train_return": x["return_mean_100"], "eval_return": x["eval_mean"],
+                      "env_frames_per_s": round((x["frames"] - before["frames"]) / dt, 1) if dt > 0 else None,
+                      "learner_updates_per_s": round((x["updates"] - before["updates"]) / dt, 1) if dt > 0 else None,
+                      "replay_inserts_per_s": None, "replay_samples_per_s": None})
+        before = x
+    evals = [{"wall_s": round(e["wall_s"], 1), "frames": e["frames"], "updates": e["updates"],
+              "eval_return": e["mean"]} for e in final["evaluations"]]
+    machine = final["machine"]
+    cores = len(final["cpus"])
+    label = f"cpu{cores}"
+    plan = {"n_envs": final["env_protocol"]["n_envs"], "torch_threads": final["torch_threads"],
+            "schedule_frames": final["schedule_frames"]}
+    meta = {"game": final["env_id"], "arch": "ppo", "seed": final["seed"], "machine": label, "cores": cores,
+            "plan": plan}
+    summary = {**pong.summarise(curve, evals, meta, [], 19.0), "stopped": final["stopped"],
+               "eval_s_excluded": final["eval_s_excluded"]}
+    started = datetime.datetime.fromisoformat(final["date"]) - datetime.timedelta(
+        seconds=final["wall_s"] + final["eval_s_excluded"])
+    head = {"schema": R.SCHEMA, "date": started.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "commit": machine.get("commit"), "command": final["command"],
+            "preset": "rl-baselines3-zoo atari (PPO)", "seed": final["seed"],
+            "machine": {**{k: v for k, v in machine.items() if k != "commit"}, "label": label},
+            "speed_index": final.get("speed_index") or speed_index,
+            "game": final["env_id"], "arch": "ppo", "cores": cores, "plan": plan, "contender": CONTENDER,
+            "clock": "training time: SB3's PPO pauses for each evaluation, and wall_s leaves those pauses out",
+            "hyperparameters": final["hyperparameters"], "eval_protocol": final["eval_protocol"],
+            "env_protocol": final["env_protocol"], "raw": str(raw)}
+    if head["speed_index"] is None:
+        head["speed_index_note"] = "not measured: the run's last line holds none and --speed-index gave none"
+    game = final["env_id"].split("/")[-1].removesuffix("-v5").lower()
+    tag = f"atari-{game}-ppo-{label}-seed{final['seed']}"
+    out = out_root / "results" / f"{tag}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w") as f:
+        R.write_sitting(f, head, [{"kind": "curve", **r} for r in curve] + [{"kind": "eval", **e} for e in evals]
+                        + [{"kind": "summary", **pong.figures(summary)}])
+    pong.draw(curve, evals, out_root / "figures" / f"{tag}.png",
+              f"SB3 PPO (zoo values) on {final['env_id']}, seed {final['seed']}, {label} ({cores} cores)")
+    return out
+
+
 # ------------------------------------------------------------------ entry
 
 def main() -> None:
@@ -265,9 +331,17 @@ def main() -> None:
     ap.add_argument("--n-envs", type=int, default=8)
     ap.add_argument("--schedule-frames", type=int, default=10_000_000,
                     help="emulator frames over which the learning rate and clip range fall to 0")
-    ap.add_argument("--out", type=Path, required=True, help="JSON lines appended here")
+    ap.add_argument("--out", type=Path, help="JSON lines appended here (needed to train)")
     ap.add_argument("--cores", type=int, default=os.cpu_count(), help="CPUs this run is pinned to")
+    ap.add_argument("--collect", type=Path, metavar="RAW", help="train nothing: write RAW's finished run as a result")
+    ap.add_argument("--speed-index", type=Path, help="with --collect: bench.speed's JSON, for a run that lacks it")
     args = ap.parse_args()
+    if args.collect:
+        speed = json.loads(args.speed_index.read_text()) if args.speed_index else None
+        print(f"wrote {collect(args.collect, speed)}")
+        return
+    if args.out is None:
+        ap.error("--out is needed to train (or --collect RAW to write a finished run's result)")
 
     cpus = K.limit_cores(args.cores)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -275,13 +349,15 @@ def main() -> None:
         K.pin_torch_threads(len(cpus))  # the Atari CNN: one thread per core, as common.py says
         import stable_baselines3  # noqa: F401 - imports (torch, distrl, SB3) come before the clock starts
 
+        from bench.speed import measure
         from distrl.architectures.common import frame_skip
+        speed_index = measure()  # before the clock, as bench.pong's
         cfg = distrl_pong(args.env)
         if args.eval_episodes is None:
             args.eval_episodes = cfg.eval_episodes
         rec = Recorder(args, cfg, frame_skip(args.env))  # the clock starts here
         extra = sb3_ppo(args, rec)
-        result = rec.final({**extra, "cpus": cpus})
+        result = rec.final({**extra, "cpus": cpus, "speed_index": speed_index})
     except Exception as exc:  # noqa: BLE001 - reported on the result line, and by the exit status
         traceback.print_exc()
         K.emit({"contender": CONTENDER, "status": f"failed: {K.reason(exc)}"})
