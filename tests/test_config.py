@@ -29,7 +29,7 @@ def test_round_trip_through_a_dict():
 
 
 @pytest.mark.parametrize("key,value", [("actors", "1.5"), ("learner.double_q", "maybe"), ("seed", "-1"),
-                                       ("learner.n_step", "0"), ("eval_epsilon", "2")])
+                                       ("learner.n_step", "0"), ("eval_epsilon", "2"), ("eval_together", "0")])
 def test_bad_values_raise(key, value):
     with pytest.raises(ConfigError):
         C.build_config("apex", "CartPole-v1", overrides={key: value})
@@ -51,11 +51,13 @@ def test_evaluation_protocols_name_their_values_and_explicit_values_win():
 def test_the_evaluation_cap_cuts_atari_episodes():
     """An 800-frame cap is 200 agent steps: a random Pong policy loses a few points, not the whole game."""
     from distrl.architectures import make_architecture
-    cfg = C.build_config("apex", "ALE/Pong-v5", overrides={"eval_max_frames": "800", "eval_episodes": "1",
-                                                             "torch_threads": "1", "actors": "1"})
+    cfg = C.build_config("apex", "ALE/Pong-v5", overrides={"eval_max_frames": "800", "eval_episodes": "2",
+                                                             "torch_threads": "1", "actors": "1", "eval_together": "2"})
     arch = make_architecture(cfg)
-    result = arch.make_evaluator().evaluate(arch.make_net().state_dict())
-    assert -5 <= result["returns"][0] <= 0
+    evaluator = arch.make_evaluator()
+    assert evaluator.together == 2  # both episodes at once, as the config says
+    result = evaluator.evaluate(arch.make_net().state_dict())
+    assert len(result["returns"]) == 2 and all(-5 <= r <= 0 for r in result["returns"])
 
 
 def declared(obj, prefix=""):

@@ -316,6 +316,41 @@ def test_evaluate_cartpole_constant_policy_reproducible():
     assert evaluate("CartPole-v1", act, episodes=5, epsilon=0.5, seed=3) != noisy
 
 
+def test_evaluate_together_plays_the_same_episodes_in_batches():
+    shapes = []
+
+    def act(obs):  # push toward the pole's lean: episodes of different lengths
+        shapes.append(obs.shape)
+        return (obs[:, 2] > 0).astype(np.int64)
+
+    alone = evaluate("CartPole-v1", act, episodes=5, seed=4)
+    assert set(shapes) == {(1, 4)} and len(set(alone)) > 1
+    shapes.clear()
+    # 3 slots over 5 episodes: each slot takes the next episode's seed when its own ends, and the returns
+    # come back in episode order, equal to one at a time for a policy without randomness
+    assert evaluate("CartPole-v1", act, episodes=5, seed=4, together=3) == alone
+    assert (3, 4) in shapes and max(s[0] for s in shapes) == 3 and min(s[0] for s in shapes) == 1
+    noisy = evaluate("CartPole-v1", act, episodes=5, epsilon=0.5, seed=2, together=3)
+    assert evaluate("CartPole-v1", act, episodes=5, epsilon=0.5, seed=2, together=3) == noisy
+
+
+def test_evaluate_together_plays_a_recurrent_policy_one_at_a_time():
+    class Recurrent:
+        def __init__(self):
+            self.shapes = []
+
+        def reset(self):
+            pass
+
+        def __call__(self, obs):
+            self.shapes.append(obs.shape)
+            return np.zeros(len(obs), dtype=np.int64)
+
+    policy = Recurrent()
+    evaluate("CartPole-v1", policy, episodes=3, seed=1, together=3)
+    assert set(policy.shapes) == {(1, 4)}  # its state is one episode's: never a batch of several
+
+
 def test_evaluate_atari_returns_unclipped_scores():
     def act(obs):
         assert obs.shape == (1, 4, 84, 84) and obs.dtype == np.uint8
@@ -332,3 +367,5 @@ def test_evaluate_rejects_bad_arguments():
         evaluate("CartPole-v1", lambda o: np.zeros(1, dtype=np.int64), episodes=0)
     with pytest.raises(ConfigError):
         evaluate("CartPole-v1", lambda o: np.zeros(1, dtype=np.int64), episodes=1, epsilon=1.5)
+    with pytest.raises(ConfigError, match="together"):
+        evaluate("CartPole-v1", lambda o: np.zeros(1, dtype=np.int64), episodes=1, together=0)

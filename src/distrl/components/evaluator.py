@@ -20,13 +20,14 @@ VIDEO_DIR = "videos"  # in the run directory
 class Evaluator:
     """A greedy policy (components/policy.py) with a small epsilon (0.001 by default) on the eval env
     (no-op starts on Atari); `policy` is the Policy kind for the net's output. With `video_every` N and a
-    `video_dir`, evaluations 0, N, 2N, ... record their first episode there (eval-UPDATES-episode-0.mp4)."""
+    `video_dir`, evaluations 0, N, 2N, ... record their first episode there (eval-UPDATES-episode-0.mp4).
+    `together`: episodes played at once (distrl.envs.evaluate), where a core is scarce."""
 
     def __init__(self, env_id: str, net: nn.Module, *, episodes: int = 20, epsilon: float = 0.001,
                  seed: int = 0, max_episode_frames: int | None = None, policy: str = "q",
-                 video_dir: str | Path | None = None, video_every: int = 0):
+                 video_dir: str | Path | None = None, video_every: int = 0, together: int = 1):
         self.env_id, self.net, self.policy = env_id, net, Policy(net, policy)
-        self.episodes, self.epsilon, self.seed = episodes, epsilon, seed
+        self.episodes, self.epsilon, self.seed, self.together = episodes, epsilon, seed, together
         self.max_episode_frames = max_episode_frames
         self.video_dir, self.video_every, self.evaluations = video_dir, video_every, 0
 
@@ -37,7 +38,7 @@ class Evaluator:
         `epsilon` replace the config's where the caller decides them."""
         return cls(cfg.env, net, episodes=cfg.eval_episodes if episodes is None else episodes,
                    epsilon=cfg.eval_epsilon if epsilon is None else epsilon, seed=seed, policy=policy,
-                   max_episode_frames=cfg.eval_max_frames, video_every=cfg.video_every,
+                   max_episode_frames=cfg.eval_max_frames, video_every=cfg.video_every, together=cfg.eval_together,
                    video_dir=Path(cfg.run_dir) / VIDEO_DIR if cfg.run_dir else None)
 
     def evaluate(self, params: dict[str, torch.Tensor], updates: int = 0) -> dict[str, Any]:
@@ -54,7 +55,7 @@ class Evaluator:
     def run(self, video: Video | None = None) -> dict[str, Any]:
         """The protocol's episodes with the parameters the net holds (`video`: recorded there)."""
         returns = evaluate(self.env_id, self.policy, self.episodes, epsilon=self.epsilon, seed=self.seed,
-                           max_episode_frames=self.max_episode_frames, video=video)
+                           max_episode_frames=self.max_episode_frames, video=video, together=self.together)
         mean = float(np.mean(returns)) if returns else float("nan")
         return {"returns": [float(r) for r in returns], "mean": mean,
                 "std": float(np.std(returns)) if returns else float("nan"),

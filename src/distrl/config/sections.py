@@ -155,6 +155,7 @@ class RunConfig:
     eval_epsilon: float = ranged(0.001, ge=0, le=1)
     max_episode_frames: int = ranged(50_000, ge=1)  # training episode cap in env frames (Atari; other envs keep their own)
     eval_max_frames: int = ranged(108_000, ge=4, accepted="whole numbers >= 4 (emulator frames)")  # evaluation episode cap in emulator frames (Atari only)
+    eval_together: int = ranged(1, ge=1)  # evaluation episodes played at once, one batched forward pass a step (feed-forward policies; 1: one after another)
     eval_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: only at the end)")  # learner updates between evaluations of the latest parameters (0: at the end only)
     stop_return: float = math.inf   # end the run at the first periodic evaluation whose mean return reaches this (RLlib's stop criterion; inf: run to max_frames)
     torch_threads: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: automatic)")  # 0: one thread for small nets (vectors, MinAtar), one per core for Atari stacks

@@ -20,6 +20,7 @@ def evaluate(
     seed: int = 0,
     max_episode_frames: int | None = None,
     video: Video | None = None,
+    together: int = 1,
 ) -> list[float]:
     """Play ``episodes`` whole episodes and return their unclipped returns.
 
@@ -31,12 +32,20 @@ def evaluate(
     Episode ``i`` is reset with a seed derived from ``seed``, so results are
     reproducible for a deterministic ``act`` while episodes still differ (no-op counts).
     ``video`` records episodes (all, or its first ``episodes``) as mp4 files in its folder.
+    ``together`` > 1 plays that many episodes at once, each in an env of its own, with one ``act`` call for
+    all of them a step: on a CPU one forward pass of a batch of 8 costs far less than 8 of one. Each episode
+    keeps its seed; the random actions are drawn in another order, so the returns differ from one at a time
+    by chance only. Recurrent policies (``reset``/``observe``) and videos play one at a time.
     """
     if not isinstance(episodes, int) or episodes < 1:
         raise ConfigError(f"episodes must be an int >= 1, got {episodes!r}")
     if not 0.0 <= epsilon <= 1.0:
         raise ConfigError(f"epsilon must be in [0, 1], got {epsilon!r}")
 
+    if not isinstance(together, int) or together < 1:
+        raise ConfigError(f"together must be an int >= 1, got {together!r}")
+    if together > 1 and video is None and not hasattr(act, "reset") and not hasattr(act, "observe"):
+        return _together(env_id, act, episodes, epsilon, seed, max_episode_frames, min(together, episodes))
     env = make_env(env_id, "eval", max_episode_frames=max_episode_frames,
                    render_mode="rgb_array" if video is not None else None)
     if video is not None:
@@ -71,3 +80,43 @@ def evaluate(
     finally:
         env.close()
     return returns
+
+
+def _together(env_id: str, act: Callable[[np.ndarray], np.ndarray], episodes: int, epsilon: float, seed: int,
+              max_episode_frames: int | None, slots: int) -> list[float]:
+    """evaluate() with `slots` episodes at once: each slot takes the next episode (and its seed) when its
+    own ends. By hand, not a gymnasium vector env: its autoreset would start episodes the protocol never
+    plays, with seeds of its own."""
+    envs = [make_env(env_id, "eval", max_episode_frames=max_episode_frames) for _ in range(slots)]
+    seq = np.random.SeedSequence(seed)
+    episode_seeds = seq.generate_state(episodes)
+    rng = np.random.default_rng(seq.spawn(1)[0])
+    space = envs[0].action_space
+    space.seed(int(rng.integers(2**31)))
+    discrete = isinstance(space, gymnasium.spaces.Discrete)
+    returns: list[float | None] = [None] * episodes
+    playing: dict[int, int] = {}  # slot -> episode
+    obs: list[np.ndarray | None] = [None] * slots
+    started = 0
+    try:
+        for k in range(slots):
+            obs[k], _ = envs[k].reset(seed=int(episode_seeds[started]))
+            playing[k], started = started, started + 1
+        while playing:
+            active = sorted(playing)
+            greedy = [k for k in active if not (epsilon > 0.0 and rng.random() < epsilon)]
+            actions = {k: space.sample() for k in active if k not in greedy}
+            if greedy:
+                chosen = np.asarray(act(np.stack([np.asarray(obs[k]) for k in greedy])))
+                actions.update({k: int(a) if discrete else a for k, a in zip(greedy, chosen)})
+            for k in active:
+                obs[k], _, terminated, truncated, info = envs[k].step(actions[k])
+                if terminated or truncated:
+                    returns[playing.pop(k)] = float(info["episode"]["r"])
+                    if started < episodes:
+                        obs[k], _ = envs[k].reset(seed=int(episode_seeds[started]))
+                        playing[k], started = started, started + 1
+    finally:
+        for env in envs:
+            env.close()
+    return [float(r) for r in returns if r is not None]
