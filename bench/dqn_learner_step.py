@@ -7,8 +7,8 @@ depend on what it learns). The levers, alone and together:
 - `channels-last`: both networks' weights in torch.channels_last, so oneDNN's convolutions take NHWC.
 - `compile`: both networks through torch.compile (inductor; it needs a C compiler, and compiles for a while
   on the first steps, which the warm-up takes).
-- `fused-adam`: torch's fused Adam kernel (one pass over all parameters) for the per-tensor loop it runs on a
-  CPU by default.
+- `fused-adam`: `learner.fused_adam`, torch's fused Adam kernel (one pass over all parameters) for the
+  per-tensor loop it runs on a CPU by default (the 2-core Pong run's learner spent 16% of its time in Adam).
 
     .venv/bin/python -m bench.dqn_learner_step                  # every shape, float32 and bf16, 3 rounds
     .venv/bin/python -m bench.dqn_learner_step --shapes pong-b64 \
@@ -51,13 +51,12 @@ def case(shape: str, variant: str):
     if levers - set(LEVERS):
         raise SystemExit(f"unknown lever(s) in {variant!r}: choose float32 or a '+' of {', '.join(LEVERS)}")
     torch.manual_seed(0)
-    learner = DQNLearner(make_q_network(obs_shape, actions), LearnerConfig(batch_size=b, optimizer="adam"),
+    learner = DQNLearner(make_q_network(obs_shape, actions), LearnerConfig(batch_size=b, optimizer="adam",
+                                                                        fused_adam="fused-adam" in levers),
                          bf16="bf16" in levers)
     if "channels-last" in levers:
         learner.online.to(memory_format=torch.channels_last)
         learner.target.to(memory_format=torch.channels_last)
-    if "fused-adam" in levers:  # torch's fused kernel: the same rule; the 2-core run's learner spent 16% in Adam
-        learner.optimizer = torch.optim.Adam(learner.online.parameters(), lr=learner.optimizer.defaults["lr"], fused=True)
     if "compile" in levers:  # the optimizer keeps the same parameters: a compiled module wraps, it does not copy
         learner.online, learner.target = torch.compile(learner.online), torch.compile(learner.target)
     rng = np.random.default_rng(0)

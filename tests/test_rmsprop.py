@@ -87,6 +87,21 @@ def test_ape_x_learner_uses_the_tensorflow_rule():
         "lr": 0.00025 / 4, "decay": 0.95, "eps": 1.5e-7, "momentum": 0.0, "centered": True, "initial_ms": 1.0}
 
 
+def test_fused_adam_is_the_same_rule_in_one_kernel():
+    """learner.fused_adam (issue 59): Adam's first step moves each parameter by lr against its gradient's sign."""
+    params = {}
+    for fused in (False, True):
+        le = C.LearnerConfig(optimizer="adam", lr=0.1, fused_adam=fused)
+        w = torch.tensor([1.0, -2.0], requires_grad=True)
+        opt = make_optimizer([w], le)
+        assert bool(opt.defaults["fused"]) is fused
+        (w * torch.tensor([3.0, -0.5])).sum().backward()
+        opt.step()
+        params[fused] = w.detach().numpy()
+    np.testing.assert_allclose(params[False], [0.9, -1.9], rtol=1e-6)  # m/sqrt(v) = g/|g| on the first step
+    np.testing.assert_allclose(params[True], params[False], rtol=1e-6)
+
+
 def test_shared_and_sharded_a3c_stores_apply_the_same_rule(tmp_path):
     # Both of A3C's stores, on the same 4 gradients: the shared store's numpy step and the sharded
     # store's "rmsprop" shards built as the A3C builder builds them (decay 0.99, eps 0.1 from optim).

@@ -97,6 +97,7 @@ class LearnerConfig:
     rms_eps: float = ranged(1.5e-7, gt=0)
     grad_clip: float = ranged(40.0, ge=0)  # global gradient-norm clip (0: none)
     target_update: int = ranged(2500, ge=1)  # batches between target-network copies
+    fused_adam: bool = False  # with optimizer adam: torch's fused kernel, the same rule in one pass (on a CPU torch loops over the tensors)
     bf16: bool = False  # bfloat16 autocast in the networks' hidden layers (outputs, targets, loss float32) where the device has bf16 units; float32 elsewhere (not in the paper)
     prefetch: int = ranged(16, ge=0)  # batches a background thread samples ahead (0: sample inline)
     prefetch_threads: int = ranged(1, ge=1)  # sample requests kept in flight to remote replay shards
