@@ -50,12 +50,7 @@ def evaluate(
                    render_mode="rgb_array" if video is not None else None)
     if video is not None:
         env = record(env, env_id, video)
-    seq = np.random.SeedSequence(seed)
-    episode_seeds = seq.generate_state(episodes)
-    rng = np.random.default_rng(seq.spawn(1)[0])
-    space = env.action_space
-    space.seed(int(rng.integers(2**31)))
-    discrete = isinstance(space, gymnasium.spaces.Discrete)
+    episode_seeds, rng, space, discrete = _seeded(seed, episodes, env.action_space)
 
     returns: list[float] = []
     try:
@@ -88,20 +83,21 @@ def _together(env_id: str, act: Callable[[np.ndarray], np.ndarray], episodes: in
     own ends. By hand, not a gymnasium vector env: its autoreset would start episodes the protocol never
     plays, with seeds of its own."""
     envs = [make_env(env_id, "eval", max_episode_frames=max_episode_frames) for _ in range(slots)]
-    seq = np.random.SeedSequence(seed)
-    episode_seeds = seq.generate_state(episodes)
-    rng = np.random.default_rng(seq.spawn(1)[0])
-    space = envs[0].action_space
-    space.seed(int(rng.integers(2**31)))
-    discrete = isinstance(space, gymnasium.spaces.Discrete)
+    episode_seeds, rng, space, discrete = _seeded(seed, episodes, envs[0].action_space)
     returns: list[float | None] = [None] * episodes
     playing: dict[int, int] = {}  # slot -> episode
     obs: list[np.ndarray | None] = [None] * slots
     started = 0
+
+    def start(k: int) -> None:
+        """Slot k takes the next episode, reset with that episode's seed."""
+        nonlocal started
+        obs[k], _ = envs[k].reset(seed=int(episode_seeds[started]))
+        playing[k], started = started, started + 1
+
     try:
         for k in range(slots):
-            obs[k], _ = envs[k].reset(seed=int(episode_seeds[started]))
-            playing[k], started = started, started + 1
+            start(k)
         while playing:
             active = sorted(playing)
             greedy = [k for k in active if not (epsilon > 0.0 and rng.random() < epsilon)]
@@ -114,9 +110,19 @@ def _together(env_id: str, act: Callable[[np.ndarray], np.ndarray], episodes: in
                 if terminated or truncated:
                     returns[playing.pop(k)] = float(info["episode"]["r"])
                     if started < episodes:
-                        obs[k], _ = envs[k].reset(seed=int(episode_seeds[started]))
-                        playing[k], started = started, started + 1
+                        start(k)
     finally:
         for env in envs:
             env.close()
-    return [float(r) for r in returns if r is not None]
+    return [r for r in returns if r is not None]
+
+
+def _seeded(seed: int, episodes: int, space: gymnasium.Space) -> tuple[np.ndarray, np.random.Generator,
+                                                                      gymnasium.Space, bool]:
+    """Each episode's reset seed and the random actions' generator, both from `seed`, so that both ways of
+    playing reset episode i alike; the action space seeded from that generator; whether it is discrete."""
+    seq = np.random.SeedSequence(seed)
+    episode_seeds = seq.generate_state(episodes)
+    rng = np.random.default_rng(seq.spawn(1)[0])
+    space.seed(int(rng.integers(2**31)))
+    return episode_seeds, rng, space, isinstance(space, gymnasium.spaces.Discrete)
