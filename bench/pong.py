@@ -9,13 +9,16 @@
 It looks at the machine (cores, a CUDA GPU) and picks the actor count, envs per actor, replay shards,
 the learner's device and batch (distrl.config.fit.atari_plan, which `--preset apex-atari-fast` applies
 in distrl itself), then runs `distrl train apex --preset apex-atari-fast` on Ray
-(`--arch a3c|ba3c|gorila|r2d2`: `<arch>-atari`, the paper's values, with `plan_others`' worker counts)
+(`--arch a3c|ba3c|gorila|r2d2`: `<arch>-atari`, the paper's values, but Gorila's `gorila-atari-small`,
+with `plan_others`' worker counts)
 with those values as `--set` overrides, in its own process group, and stops it with SIGTERM at the
 budget (distrl saves a checkpoint where it stopped, for --resume). The clock starts when this script
 starts (after the machine's speed index, bench/speed.py, about 10 s; `--no-speed-index` skips it for trial
 runs), so Ray's start-up counts. Greedy evaluations (no-op starts, 8 episodes, epsilon 0.001)
 run in distrl's separate evaluator process every 1,000 learner updates or as soon as the previous one
-finished, so acting never pauses for them. A GPU's utilisation is read with nvidia-smi every 5 s.
+finished, so acting never pauses for them. A GPU's utilisation is read with nvidia-smi every 5 s;
+`--role-cpu-at MIN` takes bench.role_cpu's window (the cores each of distrl's roles kept busy) that many
+minutes into the run, into the summary's role_cpu.
 
 Writes, in the run directory: bench.json (the plan and each segment's start, end, command and speed index),
 curve.csv (wall_s from this script's start, frames, updates, training return, the evaluation finished in the
@@ -43,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import results as R
+from bench import role_cpu
 from bench.runs import ROOT, command_line, number, run_for
 from distrl.config.fit import Machine, atari_plan
 from distrl.nets.precision import has_bf16_units
@@ -59,7 +63,9 @@ def gpu_present() -> bool:
         return False
 
 
-PRESETS = {"apex": "apex-atari-fast", "a3c": "a3c-atari", "ba3c": "ba3c-atari", "gorila": "gorila-atari",
+# Gorila's paper values are sized for 100 bundles over days (50,000 transitions before a bundle learns, epsilon
+# over 1M global updates, targets every 60,000): its small-machine preset says what it changes and why.
+PRESETS = {"apex": "apex-atari-fast", "a3c": "a3c-atari", "ba3c": "ba3c-atari", "gorila": "gorila-atari-small",
            "r2d2": "r2d2-atari"}
 # Every system is evaluated alike here (the Ape-X protocol, 8 episodes, as often as the evaluator can).
 SAME_EVALUATION = {"eval_protocol": "apex", "eval_episodes": 8, "eval_every": 1000}
@@ -68,11 +74,12 @@ SAME_EVALUATION = {"eval_protocol": "apex", "eval_episodes": 8, "eval_every": 10
 def plan_others(arch: str, cores: int) -> tuple[dict[str, object], str]:
     """The worker counts issue 18 asks for beside Ape-X: A3C and BA3C with 16 workers (the papers' A3C
     count; one per core on fewer cores), Gorila with as many bundles as the cores leave beside its
-    parameter-server shards (4 from 12 cores, else 1) and the evaluator; R2D2 (issue 36) in Ape-X's layout;
-    every other value is the paper's."""
+    parameter-server shards (4 from 12 cores, else 1) and the evaluator, and at least 2 (on 2 cores one
+    bundle left 0.7 of a core idle: a bundle's actor waits on its own learner); R2D2 (issue 36) in Ape-X's
+    layout; every other value is the preset's."""
     if arch == "gorila":
         shards = 4 if cores >= 12 else 1
-        bundles = max(1, cores - shards - 2)
+        bundles = max(2, cores - shards - 2)
         return ({"actors": bundles, "ps.shards": shards, **SAME_EVALUATION},
                 f"{cores} cores: {bundles} Gorila bundles (actor, replay, learner each), {shards} shard(s), "
                 "the evaluator")
@@ -138,6 +145,16 @@ def watch_start(metrics: Path, rows_before: int, segment: dict, stop: threading.
             return
 
 
+def watch_roles(segment: dict, at_s: float, seconds: float, stop: threading.Event) -> None:
+    """bench.role_cpu's window `at_s` into the segment, kept in it where the run outlived the window."""
+    if stop.wait(max(0.0, segment["started"] + at_s - time.time())):
+        return
+    roles, busy, wall = role_cpu.window(seconds)
+    if not stop.is_set():
+        segment["role_cpu"] = {"at_s": round(time.time() - wall - segment["started"], 1), "window_s": round(wall, 1),
+                               "machine_busy": round(busy, 3), "cores": {k: round(v, 3) for k, v in roles.items()}}
+
+
 def offsets(meta: dict) -> list[float]:
     """Where each segment's distrl clock starts on this script's clock (the time between segments left
     out). Without a recorded start, the launch of distrl's process: the offset errs early by its imports."""
@@ -198,7 +215,8 @@ def summarise(curve: list[dict], evals: list[dict], meta: dict, gpu_rows: list[d
             "env_frames_per_s": round(last["frames"] / last["wall_s"], 1) if last.get("wall_s") else None,
             "learner_updates_per_s": mean("learner_updates_per_s", learning),
             "replay_ratio": round(samples / inserts, 2) if samples and inserts else None,
-            "gpu_util_pct_mean": round(float(np.mean(util)), 1) if util else None}
+            "gpu_util_pct_mean": round(float(np.mean(util)), 1) if util else None,
+            "role_cpu": [seg["role_cpu"] for seg in meta["segments"] if "role_cpu" in seg] or None}
 
 
 def draw(curve: list[dict], evals: list[dict], out: Path, title: str) -> Path:
@@ -229,7 +247,8 @@ def sitting_header(meta: dict, args: argparse.Namespace) -> dict:
     resumes, in `resumed`), the game, the plan and this machine, labelled as the file name labels it."""
     arch = meta.get("arch", "apex")
     segments = [s for s in meta["segments"] if "command" in s]
-    head = R.header(segments[0]["command"] if segments else command_line("bench.pong"), preset=PRESETS[arch],
+    head = R.header(segments[0]["command"] if segments else command_line("bench.pong"),
+                    preset=meta.get("preset", PRESETS[arch]),
                     seed=meta["seed"], speed=False, game=meta["game"], arch=arch, cores=meta.get("cores"),
                     plan=meta["plan"])
     head["machine"]["label"] = meta["machine"]
@@ -259,6 +278,9 @@ def main() -> None:
     p.add_argument("--cpu", action="store_true", help="plan as if there were no GPU")
     p.add_argument("--target", type=float, default=19.0, help="evaluation return whose first crossing is timed")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="more overrides, after the plan's")
+    p.add_argument("--role-cpu-at", type=float, metavar="MIN",
+                   help="bench.role_cpu's window this many minutes into the run: where the cores went (in the summary)")
+    p.add_argument("--role-cpu-s", type=float, default=120.0, help="that window's seconds (default 120)")
     p.add_argument("--out-root", type=Path, default=ROOT / "bench", help="results/ and figures/ go under it")
     p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     args = p.parse_args()
@@ -283,8 +305,8 @@ def main() -> None:
         overrides, why = atari_plan(Machine(cores, gpu, memory, has_bf16_units("cpu"))) if args.arch == "apex" \
             else plan_others(args.arch, cores)
         machine = "gpu" if gpu else f"cpu{cores}"
-        meta = {"game": args.game, "arch": args.arch, "seed": args.seed, "machine": machine, "cores": cores,
-                "plan": overrides, "why": why,
+        meta = {"game": args.game, "arch": args.arch, "preset": PRESETS[args.arch], "seed": args.seed,
+                "machine": machine, "cores": cores, "plan": overrides, "why": why,
                 "extra_overrides": args.set, "segments": []}
     if not args.collect:
         speed_index = None if args.no_speed_index else R.header(command_line("bench.pong"))["speed_index"]
@@ -302,7 +324,7 @@ def main() -> None:
         if meta["segments"]:  # config.json holds the plan; only this call's own --set are new
             cmd += ["--resume", str(run_dir), *[x for s in args.set for x in ("--set", s)]]
         else:
-            cmd += ["--env", meta["game"], "--runtime", "ray", "--preset", PRESETS[arch], "--actors", str(actors),
+            cmd += ["--env", meta["game"], "--runtime", "ray", "--preset", meta["preset"], "--actors", str(actors),
                     "--seed", str(meta["seed"]), "--max-frames", str(10**12), "--run-dir", str(run_dir),
                     *[x for s in sets for x in ("--set", s)]]
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -313,6 +335,9 @@ def main() -> None:
         stop = threading.Event()
         metrics = run_dir / "metrics.csv"
         watchers = [threading.Thread(target=watch_start, args=(metrics, len(read_csv(metrics)), segment, stop))]
+        if args.role_cpu_at is not None:
+            watchers.append(threading.Thread(target=watch_roles, args=(segment, args.role_cpu_at * 60.0,
+                                                                       args.role_cpu_s, stop)))
         if shutil.which("nvidia-smi"):
             watchers.append(threading.Thread(target=watch_gpu, args=(run_dir / "gpu.csv", t0 - done, stop)))
         for w in watchers:

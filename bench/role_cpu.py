@@ -70,18 +70,22 @@ def by_role(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, fl
     return dict(sorted(roles.items(), key=lambda kv: -kv[1]))
 
 
+def window(seconds: float) -> tuple[dict[str, float], float, float]:
+    """Cores busy by role over the next `seconds`, the machine's busy share over them, and the window's length."""
+    (busy0, total0), before, t0 = machine_busy(), cpu_seconds(), time.perf_counter()
+    time.sleep(seconds)
+    (busy1, total1), after, wall = machine_busy(), cpu_seconds(), time.perf_counter() - t0
+    return by_role(before, after, wall), (busy1 - busy0) / max(1, total1 - total0), wall
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=60.0)
     p.add_argument("--out", type=Path, help="also append a sitting to this result file")
     p.add_argument("--note", default="", help="what run this window watched (kept in the sitting's header)")
     args = p.parse_args()
-    (busy0, total0), before, t0 = machine_busy(), cpu_seconds(), time.perf_counter()
-    time.sleep(args.seconds)
-    (busy1, total1), after, wall = machine_busy(), cpu_seconds(), time.perf_counter() - t0
-    roles = by_role(before, after, wall)
+    roles, busy, wall = window(args.seconds)
     cores = os.cpu_count() or 1
-    busy = (busy1 - busy0) / max(1, total1 - total0)
     print(f"{wall:.0f} s on {cores} cores, the machine {busy:.0%} busy")
     for role, used in roles.items():
         print(f"{role:>20}: {used:5.2f} cores ({used / cores:.0%} of the machine)")

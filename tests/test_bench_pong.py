@@ -6,6 +6,8 @@ import csv
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,8 @@ def test_plan_others_sizes_the_other_systems_from_the_cores():
     # on a share of the machine (taskset): one worker per core, Gorila on one shard
     assert pong.plan_others("a3c", 5)[0]["actors"] == 5
     assert pong.plan_others("gorila", 6)[0]["actors"] == 3 and pong.plan_others("gorila", 6)[0]["ps.shards"] == 1
+    # 2 cores: two bundles, not one (a bundle's actor waits on its own learner), on the small-machine preset
+    assert pong.plan_others("gorila", 2)[0]["actors"] == 2 and pong.PRESETS["gorila"] == "gorila-atari-small"
     # issue 36's R2D2: Ape-X's layout on the paper's values, no GPU shares for its CPU-only actors
     r2d2, _ = pong.plan_others("r2d2", 16)
     assert r2d2["actors"] + r2d2["replay.shards"] + 2 == 16 and "ray.actor_gpus" not in r2d2
@@ -100,3 +104,20 @@ def test_a_few_seconds_of_pong_write_the_curve_the_summary_and_the_figure(tmp_pa
     assert [r["kind"] for r in sitting.rows].count("curve") == len(curve) and sitting.rows[-1]["kind"] == "summary"
     assert sitting.rows[-1]["frames"] == summary["frames"]
     assert list((run_dir / "checkpoints").glob("ckpt-*.pt"))  # the budget's SIGTERM saved where it stopped
+
+
+def test_the_role_window_is_kept_in_its_segment_and_the_summary_only_where_the_run_outlived_it(monkeypatch):
+    monkeypatch.setattr(pong.role_cpu, "window", lambda seconds: ({"LearnerWorker": 0.9, "ActorWorker": 0.5}, 0.86,
+                                                                   seconds))
+    segment = {"started": time.time() - 100.0}
+    pong.watch_roles(segment, 30.0, 2.0, threading.Event())  # 30 s into a segment 100 s old: at once
+    assert segment["role_cpu"]["cores"] == {"LearnerWorker": 0.9, "ActorWorker": 0.5}
+    assert segment["role_cpu"]["machine_busy"] == 0.86 and segment["role_cpu"]["window_s"] == 2.0
+    assert 97.0 <= segment["role_cpu"]["at_s"] <= 99.0  # when the window began, on the segment's clock
+    stopped = threading.Event()
+    stopped.set()  # the run ended before the window's minute: nothing is kept
+    later = {"started": time.time()}
+    pong.watch_roles(later, 60.0, 2.0, stopped)
+    assert "role_cpu" not in later
+    meta = {"game": "ALE/Pong-v5", "seed": 1, "machine": "cpu2", "plan": {}, "segments": [segment, later]}
+    assert pong.summarise([], [], meta, [], 19.0)["role_cpu"] == [segment["role_cpu"]]

@@ -137,6 +137,11 @@ def test_config_checks_and_presets():
     assert cfg.preset == "gorila-atari" and cfg.learner.optimizer == "adagrad" and cfg.ps.shards == 31
     assert cfg.learner.target_update == 60_000 and cfg.actor.epsilon_updates == 1_000_000
     assert cfg.learner.n_step == 1 and not cfg.learner.double_q and not cfg.net.dueling
+    # the small-machine Atari preset: DQN's 1M-frame anneal and 50,000-transition start over its 2 bundles
+    small = C.build_config("gorila", "ALE/Pong-v5", preset="gorila-atari-small")
+    frames_per_update = small.bundle.actor_steps // small.bundle.updates * 4  # Atari's frame skip
+    assert small.actor.epsilon_updates * frames_per_update == 1_000_000
+    assert small.replay.min_size * small.actors == 50_000 and small.ps.shards == 1
     with pytest.raises(ConfigError, match="replay.mode"):
         C.build_config("gorila", "CartPole-v1", overrides={"replay.mode": "shared"})
     with pytest.raises(ConfigError, match="learner.optimizer"):
@@ -246,3 +251,4 @@ def test_bundle_actor_shares_its_learners_pulls():
     for key, value in bundle.learner.learner.online.state_dict().items():
         assert torch.equal(params[key], value)
     assert source.latest() is None  # nothing new until the learner pulls again
+

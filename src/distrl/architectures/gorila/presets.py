@@ -10,6 +10,26 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "gorila-atari": ("Nair et al. 2015 (the defaults): 100 bundles, 31 shards, AdaGrad, target every "
                      "60,000 global updates, epsilon 1 -> 0.1 over 1M global updates; DQN's evaluation (epsilon "
                      "0.05, 30 episodes of up to 5 minutes, no-op starts)", {"eval_protocol": "dqn"}),
+    "gorila-atari-small": ("distrl: Gorila for a 90-minute Atari run on a small machine (bench/pong.py sets the "
+                           "bundles and shards from the cores: 2 bundles and 1 shard on 2 cores). Kept from the "
+                           "paper: local replay per bundle, uniform sampling, batch 32, Huber loss, the staleness and "
+                           "loss-outlier guards, epsilon 1 -> 0.1 over global updates. Changed, for minutes instead of "
+                           "days: epsilon over 15,625 global updates (DQN's 1M frames at 16 agent steps per update), "
+                           "targets every 1,000 global updates (apex-atari-fast's; the paper's 60,000 would come once "
+                           "in 90 minutes at 2 cores' 17 updates/s), replay start 25,000 per bundle (DQN's 50,000 in all for 2 "
+                           "bundles) and 500,000 per bundle (1M in all, as apex-atari-fast), one batch every 16 agent "
+                           "steps, not DQN's 4 (2 samples per step, near Ape-X's 2-core ratio: on 2 cores 3.3x "
+                           "the frames/s for 0.82x the updates/s, bench/results/gorila-pong-rates-cpu2-issue59.jsonl), Adam "
+                           "1e-4 (CleanRL's and rl-baselines3-zoo's DQN rate at batch 32; the paper states no "
+                           "AdaGrad rate), n=3 and double Q as gorila-minatar", {
+        "actors": 2, "ps.shards": 1, "max_frames": 200_000_000, "log_every_s": 10.0, "checkpoint_every": 5_000,
+        "eval_every": 1_000, "eval_episodes": 8,
+        "actor.epsilon_updates": 15_625,
+        "replay.capacity": 500_000, "replay.min_size": 25_000,
+        "learner.n_step": 3, "learner.double_q": True, "learner.target_update": 1_000,
+        "learner.optimizer": "adam", "learner.lr": 1e-4,
+        "bundle.actor_steps": 16, "bundle.updates": 1,
+    }),
     "gorila-cartpole": ("distrl: 1-step DQN values that solve CartPole-v1 with 2 bundles in 80k frames "
                         "(Adam on the server: AdaGrad 0.01 solved it less well in a probe)", {
         "actors": 2, "max_frames": 80_000, "log_every_s": 2.0, "checkpoint_every": 2000,
