@@ -62,3 +62,21 @@ def test_a_remote_learner_call_returns_after_its_time_bound_and_an_inline_one_ma
     inline = LearnerWorker(slow_parts(), 0, {"replay": []}, InProcess())
     inline.run(7)  # 1.4 s, past the bound: in one process the bound does not apply
     assert inline.updates == 7
+
+
+def test_asking_ray_whether_a_role_restarted_prints_no_deprecation_warning(monkeypatch):
+    """Ray's was_current_actor_reconstructed reads its own deprecated actor_id; a role asks at every start."""
+    import warnings
+
+    import ray
+
+    class Context:
+        @property
+        def was_current_actor_reconstructed(self):
+            warnings.warn("Use get_actor_id() instead", DeprecationWarning, stacklevel=2)
+            return True
+
+    monkeypatch.setattr(ray, "get_runtime_context", Context)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert RayTransport.restarted() is True

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -81,8 +82,11 @@ class RayTransport:
 
     @staticmethod
     def restarted() -> bool:
-        """Whether Ray started this actor again after its process died."""
-        return cast(bool, ray.get_runtime_context().was_current_actor_reconstructed)
+        """Whether Ray started this actor again after its process died. Ray's property reads its own
+        deprecated `actor_id` (Ray 2.60): without the filter every role printed Ray's warning in every run's log."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return cast(bool, ray.get_runtime_context().was_current_actor_reconstructed)
 
 
 def hosted(cls: type, torch_threads: int) -> type:
