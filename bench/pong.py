@@ -216,7 +216,7 @@ def summarise(curve: list[dict], evals: list[dict], meta: dict, gpu_rows: list[d
             "learner_updates_per_s": mean("learner_updates_per_s", learning),
             "replay_ratio": round(samples / inserts, 2) if samples and inserts else None,
             "gpu_util_pct_mean": round(float(np.mean(util)), 1) if util else None,
-            "role_cpu": [seg["role_cpu"] for seg in meta["segments"] if "role_cpu" in seg] or None}
+            "role_cpu": [seg["role_cpu"] for seg in meta.get("segments", []) if "role_cpu" in seg] or None}
 
 
 def draw(curve: list[dict], evals: list[dict], out: Path, title: str) -> Path:
