@@ -15,8 +15,9 @@ with those values as `--set` overrides, in its own process group, and stops it w
 budget (distrl saves a checkpoint where it stopped, for --resume). The clock starts when this script
 starts (after the machine's speed index, bench/speed.py, about 10 s; `--no-speed-index` skips it for trial
 runs), so Ray's start-up counts. Greedy evaluations (no-op starts, 8 episodes, epsilon 0.001)
-run in distrl's separate evaluator process every 1,000 learner updates or as soon as the previous one
-finished, so acting never pauses for them. A GPU's utilisation is read with nvidia-smi every 5 s;
+run in distrl's separate evaluator process every 1,000 learner updates (for the other systems, the count
+of about a minute, `minute_of_progress`) or as soon as the previous one finished, so acting never pauses
+for them. A GPU's utilisation is read with nvidia-smi every 5 s;
 `--role-cpu-at MIN` takes bench.role_cpu's window (the cores each of distrl's roles kept busy) that many
 minutes into the run, into the summary's role_cpu.
 
@@ -67,20 +68,33 @@ def gpu_present() -> bool:
 # over 1M global updates, targets every 60,000): its small-machine preset says what it changes and why.
 PRESETS = {"apex": "apex-atari-fast", "a3c": "a3c-atari", "ba3c": "ba3c-atari", "gorila": "gorila-atari-small",
            "r2d2": "r2d2-atari"}
-# Every system is evaluated alike here (the Ape-X protocol, 8 episodes, as often as the evaluator can).
+# Every system is evaluated alike here: the Ape-X protocol, 8 episodes, about once a minute (Ape-X's 1,000 learner
+# updates took 69 s on 2 cores), so the evaluator takes about the same share of the cores in each.
 SAME_EVALUATION = {"eval_protocol": "apex", "eval_episodes": 8, "eval_every": 1000}
 
 
-def plan_others(arch: str, cores: int) -> tuple[dict[str, object], str]:
+def minute_of_progress(arch: str, workers: int) -> int:
+    """About a minute of `arch`'s own progress counter, at the rates measured on Pong: each system counts
+    another thing (1,000 of them took A3C 7 s and BA3C 10 minutes), and an evaluation every few seconds
+    would take a core of two from learning. Gorila: 16.95 global updates/s from 2 bundles on 2 cores
+    (bench/results/gorila-pong-rates-cpu2-issue59.jsonl), so 500 a bundle; A3C: 29.5 pushes/s a worker
+    (atari-pong-a3c-gpu-seed1.jsonl, 5 workers), so 1,500 a worker; BA3C: 1.7 rounds/s
+    (atari-pong-ba3c-gpu-seed1.jsonl), which a round's wait for 90% of the workers keeps from growing with
+    them, so 100."""
+    return {"gorila": 500 * workers, "a3c": 1500 * workers, "ba3c": 100}.get(arch, SAME_EVALUATION["eval_every"])
+
+
+def plan_others(arch: str, cores: int, game: str = "ALE/Pong-v5") -> tuple[dict[str, object], str]:
     """The worker counts issue 18 asks for beside Ape-X: A3C and BA3C with 16 workers (the papers' A3C
     count; one per core on fewer cores), Gorila with as many bundles as the cores leave beside its
     parameter-server shards (4 from 12 cores, else 1) and the evaluator, and at least 2 (on 2 cores one
     bundle left 0.7 of a core idle: a bundle's actor waits on its own learner); R2D2 (issue 36) in Ape-X's
-    layout; every other value is the preset's."""
+    layout; every other value is the preset's, but BA3C's Adam epsilon on Pong (below)."""
     if arch == "gorila":
         shards = 4 if cores >= 12 else 1
         bundles = max(2, cores - shards - 2)
-        return ({"actors": bundles, "ps.shards": shards, **SAME_EVALUATION},
+        return ({"actors": bundles, "ps.shards": shards, **SAME_EVALUATION,
+                 "eval_every": minute_of_progress(arch, bundles)},
                 f"{cores} cores: {bundles} Gorila bundles (actor, replay, learner each), {shards} shard(s), "
                 "the evaluator")
     if arch == "r2d2":
@@ -93,9 +107,16 @@ def plan_others(arch: str, cores: int) -> tuple[dict[str, object], str]:
                 f"{cores} cores: {actors} R2D2 actors x 8 envs, {shards} replay shard(s) of LZ4 sequences, the "
                 "learner (on the GPU where there is one), the evaluator; every other value the paper's")
     workers = min(16, cores)
-    return ({"actors": workers, "torch_threads": 1, **SAME_EVALUATION},
-            f"{cores} cores: {workers} {arch.upper()} workers with {PRESETS[arch]}'s values (shared memory for A3C, "
-            "sync 0.9 over 4 parameter servers for BA3C)")
+    plan: dict[str, object] = {"actors": workers, "torch_threads": 1, **SAME_EVALUATION,
+                               "eval_every": minute_of_progress(arch, workers)}
+    why = (f"{cores} cores: {workers} {arch.upper()} workers with {PRESETS[arch]}'s values (shared memory for A3C, "
+           "sync 0.9 over 4 parameter servers for BA3C)")
+    if arch == "ba3c" and "pong" in game.lower():
+        # Adamski et al. 2018, section 2.4: epsilon 1e-8 (their table's) "made training for Atari Pong slower", their
+        # Pong results used 1e-3, and "for smaller effective batch sizes" (2 workers x 32 here) 1e-8 did not help.
+        plan["learner.eps"] = 1e-3
+        why += ", Adam epsilon 1e-3 (the paper's for Pong)"
+    return plan, why
 
 
 def watch_gpu(path: Path, t0: float, stop: threading.Event) -> None:
@@ -303,7 +324,7 @@ def main() -> None:
         cores = len(os.sched_getaffinity(0))  # the cores this process may use (taskset, cgroups' cpusets)
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
         overrides, why = atari_plan(Machine(cores, gpu, memory, has_bf16_units("cpu"))) if args.arch == "apex" \
-            else plan_others(args.arch, cores)
+            else plan_others(args.arch, cores, args.game)
         machine = "gpu" if gpu else f"cpu{cores}"
         meta = {"game": args.game, "arch": args.arch, "preset": PRESETS[args.arch], "seed": args.seed,
                 "machine": machine, "cores": cores, "plan": overrides, "why": why,

@@ -58,6 +58,13 @@ def test_plan_others_sizes_the_other_systems_from_the_cores():
     assert pong.plan_others("gorila", 6)[0]["actors"] == 3 and pong.plan_others("gorila", 6)[0]["ps.shards"] == 1
     # 2 cores: two bundles, not one (a bundle's actor waits on its own learner), on the small-machine preset
     assert pong.plan_others("gorila", 2)[0]["actors"] == 2 and pong.PRESETS["gorila"] == "gorila-atari-small"
+    # each system's evaluations about a minute apart in its own counter: Ape-X's 1,000 updates took 69 s on 2 cores
+    assert [pong.plan_others(a, 2)[0]["eval_every"] for a in ("a3c", "ba3c", "gorila")] == [3000, 100, 1000]
+    assert pong.plan_others("a3c", 16)[0]["eval_every"] == 24_000 and pong.plan_others("r2d2", 2)[0]["eval_every"] == 1000
+    # BA3C on Pong takes the paper's Pong epsilon (1e-3), on other games its table's (the preset's 1e-8)
+    assert pong.plan_others("ba3c", 2)[0]["learner.eps"] == 1e-3
+    assert "learner.eps" not in pong.plan_others("ba3c", 2, "ALE/Breakout-v5")[0]
+    assert "learner.eps" not in pong.plan_others("a3c", 2)[0]
     # issue 36's R2D2: Ape-X's layout on the paper's values, no GPU shares for its CPU-only actors
     r2d2, _ = pong.plan_others("r2d2", 16)
     assert r2d2["actors"] + r2d2["replay.shards"] + 2 == 16 and "ray.actor_gpus" not in r2d2
