@@ -1,0 +1,81 @@
+"""Which of a run's ReLU units still fire: for each ReLU layer of the latest checkpoint's network, the share
+of its units above 0 on at least one of N states of random play, and how far the policy's outputs spread
+over those states. A layer at 0 is dead for good (no gradient passes a ReLU at 0), and the network then
+gives one output everywhere: BA3C's MinAtar Freeway seed 3 (issue 58) ended so, its policy uniform.
+
+    .venv/bin/python -m bench.dead_units RUN_DIR [--states 500] [--seed 0]
+
+Prints a line a layer; asserts nothing."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+
+def alive_shares(net: nn.Module, states: torch.Tensor) -> dict[str, float]:
+    """Each nn.ReLU's share of units (channels x positions) above 0 on at least one of `states`."""
+    outputs: dict[str, torch.Tensor] = {}
+    hooks = [m.register_forward_hook(lambda _m, _i, out, name=name: outputs.__setitem__(name, out))
+             for name, m in net.named_modules() if isinstance(m, nn.ReLU)]
+    try:
+        with torch.no_grad():
+            net(states)
+    finally:
+        for h in hooks:
+            h.remove()
+    return {name: float((out.reshape(out.shape[0], -1) > 0).any(0).float().mean()) for name, out in outputs.items()}
+
+
+def output_spread(net: nn.Module, states: torch.Tensor) -> float:
+    """The largest spread, over `states`, of any one of the network's first outputs (a policy's logits, a
+    Q-network's values): 0 for a network that gives one output everywhere."""
+    with torch.no_grad():
+        out = net(states)
+    first = out[0] if isinstance(out, tuple) else out
+    return float((first.max(0).values - first.min(0).values).max())
+
+
+def random_states(env_id: str, n: int, seed: int) -> torch.Tensor:
+    """`n` observations of uniformly random play, over as many episodes as it takes."""
+    from distrl.envs import make_env
+    env, states = make_env(env_id, "eval", seed=seed), []
+    env.action_space.seed(seed)
+    obs, _ = env.reset(seed=seed)
+    while len(states) < n:
+        states.append(np.asarray(obs))
+        obs, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        if terminated or truncated:
+            obs, _ = env.reset()
+    env.close()
+    return torch.as_tensor(np.stack(states))
+
+
+def main() -> None:
+    from distrl.architectures import make_architecture
+    from distrl.training import load_run_config
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--states", type=int, default=500)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    cfg = load_run_config(args.run_dir, str(args.run_dir))
+    cfg.run_dir = str(args.run_dir)
+    arch = make_architecture(cfg)
+    net = arch.make_net()
+    params, info = arch.policy_params(args.run_dir)
+    net.load_state_dict(params)
+    net.eval()
+    states = random_states(cfg.env, args.states, args.seed)
+    print(f"{info.get('checkpoint')} ({info.get('updates')} updates), {len(states)} states of random play on {cfg.env}")
+    for name, share in alive_shares(net, states).items():
+        print(f"  {name}: {share:.1%} of units fire")
+    print(f"  the first output's largest spread over the states: {output_spread(net, states):.4g}")
+
+
+if __name__ == "__main__":
+    main()
