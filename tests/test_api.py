@@ -10,7 +10,13 @@ import torch
 import distrl
 from distrl.checkpoint import latest_checkpoint
 from distrl.nets import make_q_network
-from tests.tiny_env import make_corridor, small_actor_critic, small_policy_value_network, small_q_network
+from tests.tiny_env import (
+    dead_q_network,
+    make_corridor,
+    small_actor_critic,
+    small_policy_value_network,
+    small_q_network,
+)
 
 SMALL = {"replay.min_size": 200, "checkpoint_every": 100, "eval_episodes": 3, "log_every_s": 60.0}
 
@@ -43,10 +49,11 @@ def test_cartpole_trains_and_its_policy_takes_the_checkpoints_greedy_action(tmp_
     assert 0 < policy.updates <= summary["updates"]  # the latest checkpoint's, at or before the end
 
 
-def test_a_users_registered_env_and_network_inline_with_q_values_by_hand(tmp_path):
+def test_a_users_registered_env_and_network_inline_with_q_values_by_hand(tmp_path, capsys):
     summary = distrl.train("apex", "tests.tiny_env:Corridor-v0", max_frames=2_000, seed=1, run_dir=tmp_path / "run",
                            network=small_q_network, overrides={**SMALL, "actors": 1})
     assert summary["eval_return_mean"] == 1.0  # walks right to the end every time
+    assert "dead network" not in capsys.readouterr().err  # its outputs differ between cells
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert config["env"] == "tests.tiny_env:Corridor-v0"
     assert config["net"]["factory"] == "factory:tests.tiny_env:small_q_network"
@@ -110,6 +117,14 @@ def test_apex_dpg_takes_a_users_actor_and_critic(tmp_path):
 def test_a_dpg_network_must_return_an_actor_and_a_critic(tmp_path):
     with pytest.raises(distrl.ConfigError, match=r"apex-dpg needs \(actor, critic\).*as torch.nn.Modules"):
         distrl.train("apex-dpg", "Pendulum-v1", network=small_q_network_for_box, run_dir=tmp_path / "run")
+
+
+def test_a_dead_network_is_told_once(tmp_path, capsys):
+    """Hidden units that never fire give one output on every state: the run says so, once, after learning began."""
+    distrl.train("apex", "tests.tiny_env:Corridor-v0", max_frames=1_000, seed=1, run_dir=tmp_path / "run",
+                 network=dead_q_network, overrides={**SMALL, "actors": 1, "eval_every": 100, "log_every_s": 1e-6})
+    err = capsys.readouterr().err
+    assert err.count("a dead network") == 1 and "lower learner.lr" in err
 
 
 def small_q_network_for_box(observation_space, action_space):

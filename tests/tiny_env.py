@@ -105,6 +105,15 @@ def small_q_network(observation_space: gymnasium.Space, action_space: gymnasium.
     return nn.Sequential(nn.Linear(observation_space.shape[0], 16), nn.ReLU(), nn.Linear(16, action_space.n))
 
 
+def dead_q_network(observation_space: gymnasium.Space, action_space: gymnasium.Space) -> nn.Module:
+    """small_q_network whose hidden units never fire (biases -1,000): one output for every state, as a
+    network whose ReLUs died in training."""
+    net = small_q_network(observation_space, action_space)
+    with torch.no_grad():
+        net[0].bias.fill_(-1000.0)
+    return net
+
+
 class SmallPolicyValue(nn.Module):
     """A user's policy/value network: (logits, values) from one hidden layer."""
 

@@ -53,11 +53,14 @@ class Evaluator:
         return {**self.run(video), "video": str(Path(video.folder) / f"{video.prefix}-episode-0.mp4")}
 
     def run(self, video: Video | None = None) -> dict[str, Any]:
-        """The protocol's episodes with the parameters the net holds (`video`: recorded there)."""
+        """The protocol's episodes with the parameters the net holds (`video`: recorded there), and how far
+        the net's outputs spread over their observations (`output_spread`, 0: one output everywhere)."""
+        self.policy.watch()
         returns = evaluate(self.env_id, self.policy, self.episodes, epsilon=self.epsilon, seed=self.seed,
                            max_episode_frames=self.max_episode_frames, video=video, together=self.together)
         mean = float(np.mean(returns)) if returns else float("nan")
         return {"returns": [float(r) for r in returns], "mean": mean,
                 "std": float(np.std(returns)) if returns else float("nan"),
                 "episodes": len(returns), "epsilon": self.epsilon,
-                "human_normalized": human_normalized(self.env_id, mean) if returns else None}
+                "human_normalized": human_normalized(self.env_id, mean) if returns else None,
+                "output_spread": self.policy.spread()}

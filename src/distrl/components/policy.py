@@ -25,6 +25,26 @@ class Policy:
         self.reset()
         self.checkpoint: str | None = None  # set by distrl.load_policy: which file, after how many updates
         self.updates: int | None = None
+        self.watch()
+
+    def watch(self) -> None:
+        """From now on, track how far the net's outputs spread over the observations it is called on."""
+        self._low: torch.Tensor | None = None
+        self._high: torch.Tensor | None = None
+
+    def spread(self) -> float | None:
+        """The largest spread of any one output over the observations since watch() (None: none seen). 0 means
+        the net gave one output everywhere: a dead network, whose ReLU units no longer fire."""
+        if self._low is None or self._high is None:
+            return None
+        return float((self._high - self._low).max())
+
+    def _seen(self, out: torch.Tensor) -> torch.Tensor:
+        flat = out.reshape(out.shape[0], -1).float()
+        low, high = flat.min(0).values, flat.max(0).values
+        self._low = low if self._low is None else torch.minimum(self._low, low)
+        self._high = high if self._high is None else torch.maximum(self._high, high)
+        return out
 
     def reset(self) -> None:
         """A new episode: an LSTM policy starts again from its initial state."""
@@ -42,17 +62,18 @@ class Policy:
         """A batch of greedy actions for a batch of observations (what `distrl.envs.evaluate` calls)."""
         x = torch.as_tensor(np.asarray(obs))
         if self.kind == "deterministic":
-            return cast(np.ndarray, cast(nn.ModuleDict, self.net)["actor"](x).numpy())  # dpg_pair's
+            return self._seen(cast(nn.ModuleDict, self.net)["actor"](x)).numpy()  # dpg_pair's
         if self.kind == "gaussian":
-            return cast(np.ndarray, self.net(x)[0].numpy())
+            return self._seen(self.net(x)[0]).numpy()
         if self.kind == "recurrent_q":  # one env: [1, 1, ...] through the sequence network
             scores, self._state = self.net(x[None], *self._previous, self._state)
-            scores = scores[0]
-            self.actions = int(scores.shape[1])
-            return cast(np.ndarray, scores.argmax(dim=1).numpy())
+            seen = self._seen(scores[0])
+            self.actions = int(seen.shape[1])
+            return seen.argmax(dim=1).numpy()
         scores = self.net(x) if self.kind == "q" else self.net(x, self._state)
         if self.kind == "softmax":
             scores, _, self._state = scores
+        self._seen(scores)
         self.actions = int(scores.shape[1])  # the number of discrete actions, for epsilon's random ones
         return cast(np.ndarray, scores.argmax(dim=1).numpy())
 

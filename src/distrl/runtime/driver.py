@@ -92,6 +92,7 @@ class Driver:
         self.evaluations: list[dict[str, Any]] = []
         self.eval_call: Any = None
         self.reached: dict[str, Any] | None = None  # the periodic evaluation that reached stop_return
+        self.told_dead = False  # a dead network is told once a run
         self.deadline = math.inf  # perf_counter() at which max_seconds ends training
         self.saves_replay = bool(getattr(getattr(self.cfg, "replay", None), "checkpoint", False))
         self.stateful = (topology.saved_role, *(("replay",) if self.saves_replay else ()))
@@ -221,6 +222,7 @@ class Driver:
             if self.cfg.eval_episodes else None
         if evaluation is not None:
             self.monitor.log_eval(evaluation)  # the last row of evaluations.csv (and of a tracker's curve)
+            self._tell_dead(evaluation)
         faults = {**self.faults, **{k: int(final[k]) for k in self.topology.fault_gauges}}
         return {"frames": int(final["frames"]), "updates": int(self.progress()), "evaluation": evaluation,
                 "replay_size": int(final.get("replay_size", 0)), "faults": faults, "evaluations": self.evaluations,
@@ -330,12 +332,21 @@ class Driver:
             pass  # the evaluator died with it; the next one is asked for later
         else:
             result = self.evaluations[-1]
+            self._tell_dead(result)
             if result["mean"] >= self.cfg.stop_return:
                 self.reached = {"updates": result.get("updates", 0), "return_mean": result["mean"],
                                 "frames": self.frames()}
                 print(f"distrl: the evaluation after {self.reached['updates']:,} updates scored {result['mean']:.1f}, "
                       f"at least stop_return {self.cfg.stop_return:g}: stopping", file=sys.stderr)
         self.eval_call = None
+
+    def _tell_dead(self, result: dict[str, Any]) -> None:
+        """Once a run: an evaluation whose network gave one output on every state after learning began."""
+        if result.get("output_spread") == 0.0 and result.get("updates", 0) > 0 and not self.told_dead:
+            self.told_dead = True
+            print(f"distrl: the evaluation after {result['updates']:,} updates saw the network give one output on "
+                  "every state: its ReLU units no longer fire (a dead network), so no gradient can change that and "
+                  "the run will not learn. Start it again with a lower learner.lr or another seed", file=sys.stderr)
 
     # ---- state: the checkpoint, and a restarted role's part of it --------------------------------
     def save(self) -> str:
