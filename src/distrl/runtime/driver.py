@@ -345,8 +345,9 @@ class Driver:
         if result.get("output_spread") == 0.0 and result.get("updates", 0) > 0 and not self.told_dead:
             self.told_dead = True
             print(f"distrl: the evaluation after {result['updates']:,} updates saw the network give one output on "
-                  "every state: its ReLU units no longer fire (a dead network), so no gradient can change that and "
-                  "the run will not learn. Start it again with a lower learner.lr or another seed", file=sys.stderr)
+                  "every state (a dead network: its ReLU units no longer fire, or its outputs saturate), so no gradient "
+                  "can change that and the run will not learn. Start it again with a lower learner.lr or another seed",
+                  file=sys.stderr)
 
     # ---- state: the checkpoint, and a restarted role's part of it --------------------------------
     def save(self) -> str:
