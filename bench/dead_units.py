@@ -56,25 +56,20 @@ def random_states(env_id: str, n: int, seed: int) -> torch.Tensor:
 
 
 def main() -> None:
-    from distrl.architectures import make_architecture
+    import distrl
     from distrl.training import load_run_config
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("run_dir", type=Path)
     p.add_argument("--states", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
-    cfg = load_run_config(args.run_dir, str(args.run_dir))
-    cfg.run_dir = str(args.run_dir)
-    arch = make_architecture(cfg)
-    net = arch.make_net()
-    params, info = arch.policy_params(args.run_dir)
-    net.load_state_dict(params)
-    net.eval()
-    states = random_states(cfg.env, args.states, args.seed)
-    print(f"{info.get('checkpoint')} ({info.get('updates')} updates), {len(states)} states of random play on {cfg.env}")
-    for name, share in alive_shares(net, states).items():
+    env_id = load_run_config(args.run_dir, str(args.run_dir)).env
+    policy = distrl.load_policy(args.run_dir)
+    states = random_states(env_id, args.states, args.seed)
+    print(f"{policy.checkpoint} ({policy.updates} updates), {len(states)} states of random play on {env_id}")
+    for name, share in alive_shares(policy.net, states).items():
         print(f"  {name}: {share:.1%} of units fire")
-    print(f"  the first output's largest spread over the states: {output_spread(net, states):.4g}")
+    print(f"  the first output's largest spread over the states: {output_spread(policy.net, states):.4g}")
 
 
 if __name__ == "__main__":
