@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from distrl.components.policy import Policy
+
 
 def alive_shares(net: nn.Module, states: torch.Tensor) -> dict[str, float]:
     """Each nn.ReLU's share of units (channels x positions) above 0 on at least one of `states`."""
@@ -31,13 +33,12 @@ def alive_shares(net: nn.Module, states: torch.Tensor) -> dict[str, float]:
     return {name: float((out.reshape(out.shape[0], -1) > 0).any(0).float().mean()) for name, out in outputs.items()}
 
 
-def output_spread(net: nn.Module, states: torch.Tensor) -> float:
-    """The largest spread, over `states`, of any one of the network's first outputs (a policy's logits, a
-    Q-network's values): 0 for a network that gives one output everywhere."""
-    with torch.no_grad():
-        out = net(states)
-    first = out[0] if isinstance(out, tuple) else out
-    return float((first.max(0).values - first.min(0).values).max())
+def output_spread(policy: Policy, states: torch.Tensor) -> float | None:
+    """The evaluator's own measure (Policy.spread) over `states`: the largest spread of any one output (a
+    policy's logits, a Q-network's values), 0 for a network that gives one output everywhere."""
+    policy.watch()
+    policy(states.numpy())
+    return policy.spread()
 
 
 def random_states(env_id: str, n: int, seed: int) -> torch.Tensor:
@@ -69,7 +70,7 @@ def main() -> None:
     print(f"{policy.checkpoint} ({policy.updates} updates), {len(states)} states of random play on {env_id}")
     for name, share in alive_shares(policy.net, states).items():
         print(f"  {name}: {share:.1%} of units fire")
-    print(f"  the first output's largest spread over the states: {output_spread(policy.net, states):.4g}")
+    print(f"  the outputs' largest spread over the states: {output_spread(policy, states):.4g}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from bench.dead_units import alive_shares, output_spread
+from distrl.components.policy import Policy
 
 
 def net_by_hand() -> nn.Sequential:
@@ -24,7 +25,7 @@ def test_a_unit_counts_as_alive_if_it_fires_on_one_state():
     states = torch.tensor([[1.0, -1.0], [-2.0, -3.0]])  # unit 0 fires on the first; units 1 and 2 never
     assert alive_shares(net_by_hand(), states) == {"1": pytest.approx(1 / 3)}
     # outputs: (1, 0) and (0, 0): the first output spreads by 1, the second by 0
-    assert output_spread(net_by_hand(), states) == 1.0
+    assert output_spread(Policy(net_by_hand()), states) == 1.0
 
 
 def test_a_dead_layer_gives_one_output_everywhere():
@@ -33,4 +34,4 @@ def test_a_dead_layer_gives_one_output_everywhere():
         net[0].bias.fill_(-100.0)
     states = torch.tensor([[1.0, 2.0], [3.0, -4.0], [0.5, 0.5]])
     assert alive_shares(net, states) == {"1": 0.0}
-    assert output_spread(net, states) == 0.0
+    assert output_spread(Policy(net), states) == 0.0
