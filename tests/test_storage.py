@@ -4,6 +4,7 @@ checkpoint and at the end); --resume, eval, load_policy, export and plot read fr
 that has never seen the run."""
 
 import json
+import shutil
 import urllib.request
 
 import numpy as np
@@ -104,3 +105,23 @@ def test_a_bucket_path_is_checked_as_a_run_directory_is(bucket):
     fresh_process()
     distrl.train("apex", "CartPole-v1", max_frames=300, run_dir=URI, overrides=overrides, overwrite=True)
     assert json.loads(bucket.cat(f"{URI}/summary.json"))["frames"] >= 300
+
+
+def test_a_mirror_is_deleted_once_the_bucket_holds_it_and_kept_while_it_does_not(bucket, capsys):
+    store = storage.store_for(URI)
+    (store.local / "metrics.csv").write_text("wall_s,frames\n1.0,100\n")
+    folder = store.local.parent
+    store.push()
+    assert storage.store_for(URI) is store  # one mirror per URI in a process
+    fresh_process()  # as at exit: the bucket holds every file, so the temp folder goes
+    assert not folder.exists() and bucket.cat(f"{URI}/metrics.csv") == b"wall_s,frames\n1.0,100\n"
+
+    store = storage.store_for(URI)
+    (store.local / "checkpoints").mkdir()
+    (store.local / "checkpoints" / "ckpt-0000000100.pt").write_bytes(b"not pushed")
+    fresh_process()  # a push that never happened: the only copy stays, and is named
+    assert (store.local / "checkpoints" / "ckpt-0000000100.pt").read_bytes() == b"not pushed"
+    err = capsys.readouterr().err
+    assert f"{store.local}, the local copy of {URI}, holds 1 file(s) the URI lacks" in err
+    assert "checkpoints/ckpt-0000000100.pt" in err
+    shutil.rmtree(store.local.parent)

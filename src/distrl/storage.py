@@ -10,7 +10,11 @@ storage_path for the same reason)."""
 
 from __future__ import annotations
 
+import atexit
+import os
 import re
+import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -41,8 +45,12 @@ class RunStore:
                 from None
         self.uri = uri.rstrip("/")
         # named as the run is, so what labels a run by its folder's name (plots) reads the same
-        self.local = Path(local) if local is not None else \
-            Path(tempfile.mkdtemp(prefix="distrl-run-")) / (Path(self.root).name or "run")
+        self._temporary: Path | None = None
+        if local is None:
+            self._temporary = Path(tempfile.mkdtemp(prefix="distrl-run-"))
+            local = self._temporary / (Path(self.root).name or "run")
+        self._owner = os.getpid()  # a forked child inherits the store, not the mirror: it must not delete it
+        self.local = Path(local)
         self.local.mkdir(parents=True, exist_ok=True)
         self._sent: dict[str, tuple[int, int]] = {}  # relative path -> (size, mtime_ns) as last pushed or pulled
 
@@ -92,15 +100,32 @@ class RunStore:
         """Every file of the mirror that changed since it was last pushed or pulled goes to the URI (a
         checkpoint's replay set before the checkpoint itself, as on a local disk); the checkpoints the
         mirror rotated away go from the URI too."""
-        changed = [p for p in self.local.rglob("*") if p.is_file() and not p.name.startswith(".")
-                   and self._sent.get(p.relative_to(self.local).as_posix()) != self._stamp(p)]
-        changed.sort(key=lambda p: (p.suffix == ".pt", str(p)))
+        changed = sorted(self.unsent(), key=lambda p: (p.suffix == ".pt", str(p)))
         for path in changed:
             relative = path.relative_to(self.local).as_posix()
             stamp = self._stamp(path)
             self.fs.put_file(str(path), self._remote(relative))
             self._sent[relative] = stamp
         self._rotate()
+
+    def unsent(self) -> list[Path]:
+        """The mirror's files that changed since they were last pushed or pulled."""
+        return [p for p in self.local.rglob("*") if p.is_file() and not p.name.startswith(".")
+                and self._sent.get(p.relative_to(self.local).as_posix()) != self._stamp(p)]
+
+    def close(self) -> None:
+        """Delete the mirror's temporary folder once the URI holds all of it (a mirror holds a run's
+        checkpoints and replay: left behind, every run at a URI would fill this host's temp disk). A mirror
+        with files the URI lacks (a push that failed) stays, named on stderr, so nothing is lost."""
+        if self._temporary is None or os.getpid() != self._owner or not self._temporary.exists():
+            return
+        left = self.unsent() if self.local.exists() else []
+        if left:
+            print(f"distrl: {self.local}, the local copy of {self.uri}, holds {len(left)} file(s) the URI lacks "
+                  f"({left[0].relative_to(self.local).as_posix()}, ...); copy them there, then delete the folder",
+                  file=sys.stderr)
+            return
+        shutil.rmtree(self._temporary, ignore_errors=True)
 
     def _rotate(self) -> None:
         folder = self.local / "checkpoints"
@@ -138,8 +163,12 @@ def store_for(uri: str) -> RunStore:
     return _STORES[key]
 
 
+@atexit.register
 def forget_mirrors() -> None:
-    """Let go of every mirror this process holds: the next read of a URI pulls it anew."""
+    """Let go of every mirror this process holds, deleting those the URI holds whole (at exit too): the next
+    read of a URI pulls it anew."""
+    for store in _STORES.values():
+        store.close()
     _STORES.clear()
 
 
