@@ -1,5 +1,5 @@
 """The DQN learner's step in float32 and with the CPU levers of issues 34 and 59: DQNLearner.step (double Q,
-Adam, the dueling network) on Pong's 4x84x84 stacks at the 2-core plan's batch 64 and the paper's 512, and on
+Adam, the dueling network) on Pong's 4x84x84 stacks at DQN's batch 32, the 2-core plan's 64 and the paper's 512, and on
 MinAtar Breakout's 4x10x10 frames at apex-minatar's 128; one thread, random batches (an update's cost does not
 depend on what it learns). The levers, alone and together:
 - `bf16`: `learner.bf16`, bfloat16 autocast. Fast only on a CPU with bf16 units (AVX512-BF16 or AMX);
@@ -36,6 +36,7 @@ from distrl.config.sections import LearnerConfig
 from distrl.nets import make_q_network
 
 SHAPES = {  # name: (obs shape, actions, batch)
+    "pong-b32": ((4, 84, 84), 6, 32),  # DQN's batch: the 2-core plan's batch lever (issue 59)
     "pong-b64": ((4, 84, 84), 6, 64),
     "pong-b512": ((4, 84, 84), 6, 512),
     "minatar-b128": ((4, 10, 10), 3, 128),
