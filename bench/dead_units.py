@@ -1,15 +1,19 @@
 """Which of a run's ReLU units still fire: for each ReLU layer of the latest checkpoint's network, the share
-of its units above 0 on at least one of N states of random play, and how far the policy's outputs spread
-over those states. A layer at 0 is dead for good (no gradient passes a ReLU at 0), and the network then
-gives one output everywhere: BA3C's MinAtar Freeway seed 3 (issue 58) ended so, its policy uniform.
+of its units above 0 on at least one of N states of random play, how far the policy's outputs spread
+over those states, and a softmax policy's entropy there. A layer at 0 is dead for good (no gradient passes
+a ReLU at 0), and the network then gives one output everywhere: BA3C's MinAtar Freeway seed 3 (issue 58)
+ended so, its policy uniform. A live network whose policy stays at the uniform's entropy has learned no
+preference: A3C's 2-core Pong run (issue 59).
 
-    .venv/bin/python -m bench.dead_units RUN_DIR [--states 500] [--seed 0]
+    .venv/bin/python -m bench.dead_units RUN_DIR [--states 500] [--seed 0] [--out bench/results/F.jsonl]
 
-Prints a line a layer; asserts nothing."""
+Prints a line a layer; with `--out`, also appends a sitting of bench/results/ (bench/results.py, no speed
+index: nothing here is timed) with a row a layer and a row of the outputs. Asserts nothing."""
 
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +45,16 @@ def output_spread(policy: Policy, states: torch.Tensor) -> float | None:
     return policy.spread()
 
 
+def policy_entropy(policy: Policy, states: torch.Tensor) -> tuple[float, float] | None:
+    """A softmax policy's mean entropy over `states` and the uniform policy's, in nats; None for a policy of
+    another kind (a Q-network's argmax has no entropy)."""
+    if policy.kind != "softmax":
+        return None
+    with torch.no_grad():
+        logits = policy.net(states, None)[0].float()  # each state from the start: an LSTM's initial state
+    return float(torch.distributions.Categorical(logits=logits).entropy().mean()), math.log(logits.shape[1])
+
+
 def random_states(env_id: str, n: int, seed: int) -> torch.Tensor:
     """`n` observations of uniformly random play, over as many episodes as it takes."""
     from distrl.envs import make_env
@@ -63,14 +77,31 @@ def main() -> None:
     p.add_argument("run_dir", type=Path)
     p.add_argument("--states", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, help="append a sitting to this result file")
     args = p.parse_args()
     env_id = load_run_config(args.run_dir, str(args.run_dir)).env
     policy = distrl.load_policy(args.run_dir)
     states = random_states(env_id, args.states, args.seed)
     print(f"{policy.checkpoint} ({policy.updates} updates), {len(states)} states of random play on {env_id}")
-    for name, share in alive_shares(policy.net, states).items():
+    shares = alive_shares(policy.net, states)
+    for name, share in shares.items():
         print(f"  {name}: {share:.1%} of units fire")
-    print(f"  the outputs' largest spread over the states: {output_spread(policy, states):.4g}")
+    spread = output_spread(policy, states)
+    print(f"  the outputs' largest spread over the states: {spread:.4g}")
+    entropy = policy_entropy(policy, states)
+    if entropy is not None:
+        print(f"  the policy's mean entropy over the states: {entropy[0]:.4f} nats, the uniform policy's {entropy[1]:.4f}")
+    if args.out:
+        from bench import results
+        from bench.runs import command_line
+        head = results.header(command_line("bench.dead_units"), seed=args.seed, speed=False, env=env_id,
+                              run=args.run_dir.name, checkpoint=Path(str(policy.checkpoint)).name,
+                              updates=policy.updates, states=len(states))
+        rows = [{"layer": name, "alive_share": round(share, 4)} for name, share in shares.items()]
+        rows.append({"output_spread": spread, **({"entropy": round(entropy[0], 4),
+                                                  "uniform_entropy": round(entropy[1], 4)} if entropy else {})})
+        with open(args.out, "a") as f:
+            results.write_sitting(f, head, rows)
 
 
 if __name__ == "__main__":

@@ -109,8 +109,8 @@ def plan_others(arch: str, cores: int, game: str = "ALE/Pong-v5") -> tuple[dict[
     workers = min(16, cores)
     plan: dict[str, object] = {"actors": workers, "torch_threads": 1, **SAME_EVALUATION,
                                "eval_every": minute_of_progress(arch, workers)}
-    why = (f"{cores} cores: {workers} {arch.upper()} workers with {PRESETS[arch]}'s values (shared memory for A3C, "
-           "sync 0.9 over 4 parameter servers for BA3C)")
+    how = "one store in shared memory" if arch == "a3c" else "sync 0.9 over 4 parameter servers"
+    why = f"{cores} cores: {workers} {arch.upper()} workers with {PRESETS[arch]}'s values ({how})"
     if arch == "ba3c" and "pong" in game.lower():
         # Adamski et al. 2018, section 2.4: epsilon 1e-8 (their table's) "made training for Atari Pong slower", their
         # Pong results used 1e-3, and "for smaller effective batch sizes" (2 workers x 32 here) 1e-8 did not help.

@@ -1,10 +1,13 @@
-"""bench.dead_units: the share of a ReLU layer's units that fire, on a network set by hand."""
+"""bench.dead_units: the share of a ReLU layer's units that fire, and a softmax policy's entropy, on
+networks set by hand."""
+
+import math
 
 import pytest
 import torch
 from torch import nn
 
-from bench.dead_units import alive_shares, output_spread
+from bench.dead_units import alive_shares, output_spread, policy_entropy
 from distrl.components.policy import Policy
 
 
@@ -35,3 +38,19 @@ def test_a_dead_layer_gives_one_output_everywhere():
     states = torch.tensor([[1.0, 2.0], [3.0, -4.0], [0.5, 0.5]])
     assert alive_shares(net, states) == {"1": 0.0}
     assert output_spread(Policy(net), states) == 0.0
+
+
+class LogitsByHand(nn.Module):
+    """An actor-critic's call (logits, value, recurrent state): logits (0, x0) for a state (x0, ...)."""
+
+    def forward(self, x, state=None):
+        return torch.stack([torch.zeros(len(x)), x[:, 0]], dim=1), torch.zeros(len(x), 1), None
+
+
+def test_a_softmax_policy_entropy_against_the_uniform_policy():
+    # logits (0, 0): probabilities 1/2, 1/2, entropy ln 2 = 0.693147; logits (0, ln 3): 1/4, 3/4, entropy
+    # 0.25 ln 4 + 0.75 ln(4/3) = 0.346574 + 0.215762 = 0.562335; the mean over both states is 0.627741
+    states = torch.tensor([[0.0, 5.0], [math.log(3.0), 5.0]])
+    mean, uniform = policy_entropy(Policy(LogitsByHand(), kind="softmax"), states)
+    assert mean == pytest.approx(0.627741, abs=1e-6) and uniform == pytest.approx(0.693147, abs=1e-6)
+    assert policy_entropy(Policy(net_by_hand()), states) is None  # a Q-network's argmax has no entropy
