@@ -5,7 +5,10 @@ a ReLU at 0), and the network then gives one output everywhere: BA3C's MinAtar F
 ended so, its policy uniform. A live network whose policy stays at the uniform's entropy has learned no
 preference: A3C's 2-core Pong run (issue 59).
 
-    .venv/bin/python -m bench.dead_units RUN_DIR [--states 500] [--seed 0] [--out bench/results/F.jsonl]
+    .venv/bin/python -m bench.dead_units RUN_DIR [--states 500] [--seed 0] [--init SEED] [--out bench/results/F.jsonl]
+
+`--init SEED` measures a fresh draw of the run's network instead (torch's default initialization, which every
+distrl network uses), the baseline a trained network's shares are read against.
 
 Prints a line a layer; with `--out`, also appends a sitting of bench/results/ (bench/results.py, no speed
 index: nothing here is timed) with a row a layer and a row of the outputs. Asserts nothing."""
@@ -13,6 +16,7 @@ index: nothing here is timed) with a row a layer and a row of the outputs. Asser
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 from pathlib import Path
 
@@ -55,6 +59,16 @@ def policy_entropy(policy: Policy, states: torch.Tensor) -> tuple[float, float] 
     return float(torch.distributions.Categorical(logits=logits).entropy().mean()), math.log(logits.shape[1])
 
 
+def reinitialized(policy: Policy, seed: int) -> Policy:
+    """A policy of the same kind on a fresh draw of `policy`'s network (each module's reset_parameters)."""
+    net = copy.deepcopy(policy.net)
+    torch.manual_seed(seed)
+    for module in net.modules():
+        if callable(reset := getattr(module, "reset_parameters", None)):
+            reset()
+    return Policy(net, policy.kind)
+
+
 def random_states(env_id: str, n: int, seed: int) -> torch.Tensor:
     """`n` observations of uniformly random play, over as many episodes as it takes."""
     from distrl.envs import make_env
@@ -77,12 +91,16 @@ def main() -> None:
     p.add_argument("run_dir", type=Path)
     p.add_argument("--states", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--init", type=int, metavar="SEED", help="measure a fresh draw of the network, seeded so")
     p.add_argument("--out", type=Path, help="append a sitting to this result file")
     args = p.parse_args()
     env_id = load_run_config(args.run_dir, str(args.run_dir)).env
     policy = distrl.load_policy(args.run_dir)
+    checkpoint, updates = Path(str(policy.checkpoint)).name, policy.updates
+    if args.init is not None:
+        policy, checkpoint, updates = reinitialized(policy, args.init), f"initialization, seed {args.init}", 0
     states = random_states(env_id, args.states, args.seed)
-    print(f"{policy.checkpoint} ({policy.updates} updates), {len(states)} states of random play on {env_id}")
+    print(f"{checkpoint} ({updates} updates), {len(states)} states of random play on {env_id}")
     shares = alive_shares(policy.net, states)
     for name, share in shares.items():
         print(f"  {name}: {share:.1%} of units fire")
@@ -95,8 +113,7 @@ def main() -> None:
         from bench import results
         from bench.runs import command_line
         head = results.header(command_line("bench.dead_units"), seed=args.seed, speed=False, env=env_id,
-                              run=args.run_dir.name, checkpoint=Path(str(policy.checkpoint)).name,
-                              updates=policy.updates, states=len(states))
+                              run=args.run_dir.name, checkpoint=checkpoint, updates=updates, states=len(states))
         rows = [{"layer": name, "alive_share": round(share, 4)} for name, share in shares.items()]
         rows.append({"output_spread": spread, **({"entropy": round(entropy[0], 4),
                                                   "uniform_entropy": round(entropy[1], 4)} if entropy else {})})

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from bench.dead_units import alive_shares, output_spread, policy_entropy
+from bench.dead_units import alive_shares, output_spread, policy_entropy, reinitialized
 from distrl.components.policy import Policy
 
 
@@ -54,3 +54,17 @@ def test_a_softmax_policy_entropy_against_the_uniform_policy():
     mean, uniform = policy_entropy(Policy(LogitsByHand(), kind="softmax"), states)
     assert mean == pytest.approx(0.627741, abs=1e-6) and uniform == pytest.approx(0.693147, abs=1e-6)
     assert policy_entropy(Policy(net_by_hand()), states) is None  # a Q-network's argmax has no entropy
+
+
+def test_a_fresh_draw_is_torchs_default_initialization_and_leaves_the_trained_network_alone():
+    trained = Policy(net_by_hand(), "softmax")
+    fresh = reinitialized(trained, seed=3)
+    expected = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 2))
+    torch.manual_seed(3)  # the same modules reset in the same order: nn.Linear(2, 3) first, then nn.Linear(3, 2)
+    for m in expected.modules():
+        if isinstance(m, nn.Linear):
+            m.reset_parameters()
+    for got, want in zip(fresh.net.parameters(), expected.parameters()):
+        assert torch.equal(got, want)
+    assert fresh.kind == "softmax"
+    assert torch.equal(trained.net[0].bias, torch.tensor([0.0, -10.0, 0.0]))  # the trained one untouched
