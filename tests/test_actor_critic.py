@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from distrl.algos.actor_critic import a3c_continuous_loss, a3c_loss, gaussian_entropy, gaussian_log_prob
+from distrl.algos.actor_critic import a3c_continuous_loss, a3c_loss, a3c_terms, gaussian_entropy, gaussian_log_prob
 from distrl.algos.q_learning import (
     annealed_epsilon,
     exploration_epsilons,
@@ -214,3 +214,13 @@ def test_gaussian_mean_is_squashed_into_the_action_bounds_and_value_has_its_own_
     assert all(p.grad is None for n, p in net.named_parameters() if not n.startswith("value"))
     unbounded = make_policy_value_net((3,), gym.spaces.Box(-np.inf, np.inf, (1,)), hidden=(8,))
     assert not unbounded.bounded
+
+
+def test_a3c_terms_are_the_losss_summands():
+    """a3c_terms gives each term as a tensor of its own graph: policy + value - beta * entropy is the loss."""
+    logits, actions, returns, values = _a3c_batch()
+    terms = a3c_terms(logits, actions, returns, values)
+    assert terms["policy"].item() == pytest.approx(-0.5 * math.log(1.5))
+    assert terms["value"].item() == pytest.approx(0.3125)
+    (terms["policy"] + terms["value"] - 0.01 * terms["entropy"]).backward()
+    assert values.grad.tolist() == pytest.approx([-0.5, 0.25])  # as a3c_loss's total gives it

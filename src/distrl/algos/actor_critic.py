@@ -11,8 +11,8 @@ import torch.nn.functional as F
 REDUCTIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"sum": torch.sum, "mean": torch.mean}
 
 
-def _combine(log_prob: torch.Tensor, entropy: torch.Tensor, returns: torch.Tensor, values: torch.Tensor,
-             entropy_beta: float, value_coef: float, reduction: str) -> tuple[torch.Tensor, dict[str, float]]:
+def _terms(log_prob: torch.Tensor, entropy: torch.Tensor, returns: torch.Tensor, values: torch.Tensor,
+           value_coef: float, reduction: str) -> dict[str, torch.Tensor]:
     """policy = -reduce(log pi(a|s) * A) with A = (R - V) detached, so the policy term never pushes
     on the value head; value = value_coef * reduce((R - V)^2). value_coef=0.5 is the usual
     1/2 (R - V)^2 whose gradient is (R - V) dV, i.e. the paper's d(R - V)^2 up to a factor 2.
@@ -21,11 +21,23 @@ def _combine(log_prob: torch.Tensor, entropy: torch.Tensor, returns: torch.Tenso
     (as BA3C's batches do)."""
     reduce = REDUCTIONS[reduction]
     advantage = returns - values
-    policy = -reduce(log_prob * advantage.detach())
-    value = value_coef * reduce(advantage.pow(2))
-    ent = reduce(entropy)
-    total = policy + value - entropy_beta * ent
-    return total, {"policy": policy.item(), "value": value.item(), "entropy": ent.item()}
+    return {"policy": -reduce(log_prob * advantage.detach()), "value": value_coef * reduce(advantage.pow(2)),
+            "entropy": reduce(entropy)}
+
+
+def _combine(terms: dict[str, torch.Tensor], entropy_beta: float) -> tuple[torch.Tensor, dict[str, float]]:
+    total = terms["policy"] + terms["value"] - entropy_beta * terms["entropy"]
+    return total, {name: term.item() for name, term in terms.items()}
+
+
+def a3c_terms(logits: torch.Tensor, actions: torch.Tensor, returns: torch.Tensor, values: torch.Tensor,
+              value_coef: float = 0.5, reduction: str = "mean") -> dict[str, torch.Tensor]:
+    """The softmax loss's three terms as tensors, {"policy", "value", "entropy"}: the loss is
+    policy + value - beta * entropy. Apart for whoever needs each term's own gradient (bench.loss_terms)."""
+    log_pi = F.log_softmax(logits, dim=-1)
+    log_prob = log_pi.gather(1, actions.long().unsqueeze(1)).squeeze(1)
+    entropy = -(log_pi.exp() * log_pi).sum(dim=-1)
+    return _terms(log_prob, entropy, returns, values, value_coef, reduction)
 
 
 def a3c_loss(logits: torch.Tensor, actions: torch.Tensor, returns: torch.Tensor, values: torch.Tensor,
@@ -34,10 +46,7 @@ def a3c_loss(logits: torch.Tensor, actions: torch.Tensor, returns: torch.Tensor,
     """total = policy + value - beta * entropy for a softmax policy over `logits` [B, A].
 
     Returns (scalar total, {"policy", "value", "entropy"} as floats)."""
-    log_pi = F.log_softmax(logits, dim=-1)
-    log_prob = log_pi.gather(1, actions.long().unsqueeze(1)).squeeze(1)
-    entropy = -(log_pi.exp() * log_pi).sum(dim=-1)
-    return _combine(log_prob, entropy, returns, values, entropy_beta, value_coef, reduction)
+    return _combine(a3c_terms(logits, actions, returns, values, value_coef, reduction), entropy_beta)
 
 
 def gaussian_log_prob(action: torch.Tensor, mean: torch.Tensor, var: torch.Tensor) -> torch.Tensor:
@@ -55,4 +64,4 @@ def a3c_continuous_loss(mean: torch.Tensor, var: torch.Tensor, actions: torch.Te
                         value_coef: float = 0.5, reduction: str = "mean") -> tuple[torch.Tensor, dict[str, float]]:
     """The A3C loss for a Gaussian policy (linear mean, softplus variance, as in the paper's MuJoCo runs)."""
     log_prob = gaussian_log_prob(actions, mean, var)
-    return _combine(log_prob, gaussian_entropy(var), returns, values, entropy_beta, value_coef, reduction)
+    return _combine(_terms(log_prob, gaussian_entropy(var), returns, values, value_coef, reduction), entropy_beta)

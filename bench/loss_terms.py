@@ -1,0 +1,233 @@
+"""Which term of A3C's loss drives its shared torso's ReLU units below 0 (issue 59: on Pong the first
+convolution or the dense layer lost most of its units within minutes at each step size tried).
+
+Runs A3C's own parts in this one process (the builder's shared RMSProp store and its actor-learners, taking
+rollouts in turn, as the paper's threads serialised) and, every `--probe-every` updates, takes `--rollouts`
+rollouts of the current policy on an env of its own. Each rollout's gradient is split into the loss's
+three terms (policy, value, -beta * entropy), each clipped by the factor the whole gradient was and divided
+by the RMSProp denominator the whole gradient's update would meet, so the three steps sum to the update the
+store would make of that rollout. Each term's mean step is applied alone to a float64 copy of the network,
+and the change it makes in each ReLU layer's pre-activations over fixed states of random play is that
+term's push on the layer: below 0 drives units toward dying (a ReLU at 0 passes no gradient back).
+
+    .venv/bin/python -m bench.loss_terms [--minutes 15] [--set learner.eps=1e-5] [--out bench/results/F.jsonl]
+
+Prints a line a layer each probe: its share of units that fire, its mean pre-activation, and each term's
+push per update; at the end each term's pushes summed over the run (a probe's push times the updates until
+the next) beside the mean pre-activation's actual change. With `--out`, appends a sitting (with the
+speed index) with a row a layer a probe. Asserts nothing."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+from torch.func import functional_call, jvp
+
+from bench.dead_units import alive_shares, random_states
+from distrl.algos.actor_critic import a3c_terms
+from distrl.algos.q_learning import nstep_returns
+
+TERMS = ("policy", "value", "entropy")
+
+
+def signed_terms(terms: dict[str, torch.Tensor], entropy_beta: float) -> dict[str, torch.Tensor]:
+    """The loss's three summands: it is their sum (the entropy enters as -beta * entropy)."""
+    return {"policy": terms["policy"], "value": terms["value"], "entropy": -entropy_beta * terms["entropy"]}
+
+
+def term_steps(net: nn.Module, summands: dict[str, torch.Tensor], stats: torch.Tensor, *, lr: float, decay: float,
+               eps: float, clip: float) -> dict[str, torch.Tensor]:
+    """Each summand's share of the flat step the store's RMSProp (eps inside the square root) would take on
+    the whole loss's gradient, clipped to norm `clip` as the actor-learner clips it. The shares sum to it."""
+    params = list(net.parameters())
+    grads = {}
+    for name, term in summands.items():
+        parts = torch.autograd.grad(term, params, retain_graph=True, allow_unused=True)
+        grads[name] = torch.cat([(g if g is not None else torch.zeros_like(p)).reshape(-1).double()
+                                 for g, p in zip(parts, params)])
+    total = sum(grads.values())
+    assert isinstance(total, torch.Tensor)
+    scale = min(1.0, clip / (float(total.norm()) + 1e-6))  # torch's clip_grad_norm_
+    denom = torch.sqrt(decay * stats.double() + (1.0 - decay) * (scale * total) ** 2 + eps)
+    return {name: lr * scale * g / denom for name, g in grads.items()}
+
+
+def preactivations(net: nn.Module, states: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Each nn.ReLU's input over `states`, flattened to [states, units] (a convolution's unit is a channel at a
+    position, as bench.dead_units counts them)."""
+    inputs: dict[str, torch.Tensor] = {}
+    hooks = [m.register_forward_pre_hook(lambda _m, args, name=name: inputs.__setitem__(name, args[0]))
+             for name, m in net.named_modules() if isinstance(m, nn.ReLU)]
+    try:
+        with torch.no_grad():
+            net(states)
+    finally:
+        for h in hooks:
+            h.remove()
+    return {name: x.reshape(x.shape[0], -1) for name, x in inputs.items()}
+
+
+def pushes(net: nn.Module, states: torch.Tensor, steps: dict[str, torch.Tensor]) -> dict[str, dict[str, float]]:
+    """{term: {layer: mean change of the layer's pre-activations}} when the term's flat step alone is taken
+    (parameters minus the step), to first order: a Jacobian-vector product, exact where a difference of two
+    float32 forward passes would lose steps of 1e-6 in rounding."""
+    names = [name for name, _ in net.named_parameters()]
+    params = tuple(p.detach() for p in net.parameters())
+
+    def forward(*values: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        inputs: dict[str, torch.Tensor] = {}
+        hooks = [m.register_forward_pre_hook(lambda _m, args, name=name: inputs.__setitem__(name, args[0]))
+                 for name, m in net.named_modules() if isinstance(m, nn.ReLU)]
+        try:
+            functional_call(net, dict(zip(names, values)), (states,))
+        finally:
+            for h in hooks:
+                h.remove()
+        return tuple(inputs.values())
+
+    layers = list(preactivations(net, states))
+    out: dict[str, dict[str, float]] = {}
+    for name, step in steps.items():
+        tangents, offset = [], 0
+        for p in params:
+            tangents.append(-step[offset:offset + p.numel()].reshape(p.shape).to(p.dtype))
+            offset += p.numel()
+        _, moved = jvp(forward, params, tuple(tangents))
+        out[name] = {layer: float(d.mean()) for layer, d in zip(layers, moved)}
+    return out
+
+
+class Prober:
+    """Rollouts of the current policy on its own env, as an actor-learner takes them (t_max steps or to an
+    episode's end, n-step returns bootstrapped from V of the last state), for their terms' gradients."""
+
+    def __init__(self, env: Any, t_max: int, gamma: float, reward_scale: float, seed: int):
+        self.env, self.t_max, self.gamma, self.reward_scale = env, t_max, gamma, reward_scale
+        self.obs, _ = env.reset(seed=seed)
+
+    def rollout(self, net: nn.Module, value_coef: float, reduction: str) -> dict[str, torch.Tensor]:
+        logits, values, actions, rewards, dones = [], [], [], [], []
+        for _ in range(self.t_max):
+            lg, v, _ = net(torch.as_tensor(self.obs)[None], None)
+            action = int(torch.distributions.Categorical(logits=lg[0]).sample())
+            next_obs, reward, terminated, truncated, info = self.env.step(action)
+            logits.append(lg[0])
+            values.append(v[0])
+            actions.append(action)
+            rewards.append(float(reward) * self.reward_scale)
+            dones.append(float(terminated or info.get("life_loss", False)))
+            if terminated or truncated:
+                break
+            self.obs = next_obs
+        with torch.no_grad():
+            bootstrap = net(torch.as_tensor(next_obs)[None], None)[1][0]
+        if terminated or truncated:
+            self.obs, _ = self.env.reset()
+        returns = nstep_returns(torch.tensor(rewards), torch.tensor(dones), bootstrap, self.gamma)
+        return a3c_terms(torch.stack(logits), torch.tensor(actions), returns, torch.stack(values), value_coef,
+                         reduction)
+
+
+def probe(net: nn.Module, prober: Prober, store: Any, cfg: Any, states: torch.Tensor,
+          rollouts: int) -> dict[str, dict[str, float]]:
+    """{term: {layer: push per update}}, the mean over `rollouts` rollouts of each term's step."""
+    stats = torch.as_tensor(store.state_dict()["stats"])
+    total: dict[str, torch.Tensor] = {}
+    for _ in range(rollouts):
+        terms = signed_terms(prober.rollout(net, cfg.rl.value_coef, cfg.rl.reduction), cfg.rl.entropy_beta)
+        steps = term_steps(net, terms, stats, lr=store.current_lr(), decay=store.decay, eps=store.eps,
+                           clip=cfg.rl.grad_clip)
+        for name, step in steps.items():
+            total[name] = total.get(name, 0) + step / rollouts
+    return pushes(net, states, total)
+
+
+def main() -> None:
+    from distrl.architectures.a3c.builder import A3C
+    from distrl.config import build_config
+    from distrl.envs import make_env
+    from distrl.params.param_server import unflatten_into
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--env", default="ALE/Pong-v5")
+    p.add_argument("--preset", default="a3c-atari")
+    p.add_argument("--actors", type=int, default=2, help="actor-learners taking rollouts in turn (bench.pong's 2)")
+    p.add_argument("--minutes", type=float, default=15.0)
+    p.add_argument("--probe-every", type=int, default=500, help="updates between probes")
+    p.add_argument("--rollouts", type=int, default=32, help="rollouts a probe")
+    p.add_argument("--states", type=int, default=256, help="states of random play the pushes are measured on")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--out", type=Path, help="append a sitting to this result file")
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    sets = dict(s.split("=", 1) for s in args.set)
+    cfg = build_config("a3c", args.env, args.preset, {"actors": args.actors, "seed": args.seed, **sets})
+    builder = A3C(cfg)
+    store = builder.create_shared_store()
+    try:
+        workers = [builder.make_actor_learner(i, store) for i in range(cfg.actors)]
+        net = builder.make_net()
+        prober = Prober(make_env(cfg.env, "train", seed=args.seed + 1000, max_episode_frames=cfg.max_episode_frames),
+                        cfg.rl.t_max, cfg.rl.gamma, cfg.rl.reward_scale, args.seed + 1000)
+        states = random_states(cfg.env, args.states, args.seed)
+        head = None
+        if args.out:
+            from bench import results
+            from bench.runs import command_line
+            head = results.header(command_line("bench.loss_terms"), preset=args.preset, seed=args.seed,
+                                  env=cfg.env, actors=cfg.actors, lr=cfg.learner.lr, eps=cfg.learner.eps,
+                                  rollouts=args.rollouts, states=args.states)
+        rows: list[dict[str, Any]] = []
+        t0, next_probe, frames = time.time(), 0, 0
+        while True:
+            updates = store.updates()
+            if updates >= next_probe:
+                unflatten_into(net, store.pull()[0])
+                alive = alive_shares(net, states)
+                means = {k: float(v.mean()) for k, v in preactivations(net, states).items()}
+                push = probe(net, prober, store, cfg, states, args.rollouts)
+                minutes = (time.time() - t0) / 60
+                for layer in alive:
+                    rows.append({"updates": updates, "minutes": round(minutes, 2),
+                                 "frames": frames, "layer": layer, "alive_share": round(alive[layer], 4),
+                                 "mean_preactivation": means[layer],
+                                 **{f"push_{t}": push[t][layer] for t in TERMS}})
+                    print(f"{minutes:5.1f} min {updates:>7,} updates  {layer:14s} {alive[layer]:6.1%} fire  "
+                          f"mean {means[layer]:+.4f}  " +
+                          "  ".join(f"{t} {push[t][layer]:+.2e}" for t in TERMS), flush=True)
+                next_probe = updates + args.probe_every
+                if minutes >= args.minutes:
+                    break
+            for w in workers:
+                w.run(1, frames)
+            frames = sum(int(w.counters()["frames"]) for w in workers)
+        summarize(rows)
+        if args.out and head is not None:
+            from bench import results
+            with open(args.out, "a") as f:
+                results.write_sitting(f, head, rows)
+    finally:
+        store.close()
+        store.unlink()
+
+
+def summarize(rows: list[dict[str, Any]]) -> None:
+    """Each term's pushes summed over the run against the mean pre-activation's actual change, a layer a line:
+    the sum of the three should come near the change (first order, other rollouts, a stale denominator)."""
+    for layer in dict.fromkeys(r["layer"] for r in rows):
+        mine = [r for r in rows if r["layer"] == layer]
+        summed = {t: sum(r[f"push_{t}"] * (nxt["updates"] - r["updates"]) for r, nxt in zip(mine, mine[1:]))
+                  for t in TERMS}  # a probe's push holds until the next probe
+        change = mine[-1]["mean_preactivation"] - mine[0]["mean_preactivation"]
+        print(f"{layer}: mean pre-activation {mine[0]['mean_preactivation']:+.4f} -> "
+              f"{mine[-1]['mean_preactivation']:+.4f} ({change:+.4f}); summed pushes " +
+              "  ".join(f"{t} {summed[t]:+.4f}" for t in TERMS))
+
+
+if __name__ == "__main__":
+    main()
