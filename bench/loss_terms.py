@@ -12,8 +12,13 @@ term's push on the layer: below 0 drives units toward dying (a ReLU at 0 passes 
 
     .venv/bin/python -m bench.loss_terms [--minutes 15] [--set learner.eps=1e-5] [--out bench/results/F.jsonl]
 
-Prints a line a layer each probe: its share of units that fire, its mean pre-activation, and each term's
-push per update; at the end each term's pushes summed over the run (a probe's push times the updates until
+Each probe also takes each rollout's whole update alone: a unit's drift (the mean of its change over the
+rollouts) against its noise (their standard deviation), the layer's medians. A unit whose noise per update
+is k times its drift is moved more by chance than by the drift for k^2 updates, and a ReLU unit that chance
+takes below 0 on every state stays there.
+
+Prints a line a layer each probe: its share of units that fire, its mean pre-activation, each term's
+push per update, and its units' drift and noise; at the end each term's pushes summed over the run (a probe's push times the updates until
 the next) beside the mean pre-activation's actual change. With `--out`, appends a sitting (with the
 speed index) with a row a layer a probe. Asserts nothing."""
 
@@ -72,10 +77,10 @@ def preactivations(net: nn.Module, states: torch.Tensor) -> dict[str, torch.Tens
     return {name: x.reshape(x.shape[0], -1) for name, x in inputs.items()}
 
 
-def pushes(net: nn.Module, states: torch.Tensor, steps: dict[str, torch.Tensor]) -> dict[str, dict[str, float]]:
-    """{term: {layer: mean change of the layer's pre-activations}} when the term's flat step alone is taken
-    (parameters minus the step), to first order: a Jacobian-vector product, exact where a difference of two
-    float32 forward passes would lose steps of 1e-6 in rounding."""
+def unit_changes(net: nn.Module, states: torch.Tensor, steps: dict[str, torch.Tensor]) -> dict[str, dict[str, torch.Tensor]]:
+    """{step: {layer: each unit's mean change over `states`}} when the flat step alone is taken (parameters
+    minus the step), to first order: a Jacobian-vector product, exact where a difference of two float32
+    forward passes would lose steps of 1e-6 in rounding."""
     names = [name for name, _ in net.named_parameters()]
     params = tuple(p.detach() for p in net.parameters())
 
@@ -91,14 +96,32 @@ def pushes(net: nn.Module, states: torch.Tensor, steps: dict[str, torch.Tensor])
         return tuple(inputs.values())
 
     layers = list(preactivations(net, states))
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, dict[str, torch.Tensor]] = {}
     for name, step in steps.items():
         tangents, offset = [], 0
         for p in params:
             tangents.append(-step[offset:offset + p.numel()].reshape(p.shape).to(p.dtype))
             offset += p.numel()
         _, moved = jvp(forward, params, tuple(tangents))
-        out[name] = {layer: float(d.mean()) for layer, d in zip(layers, moved)}
+        out[name] = {layer: d.reshape(d.shape[0], -1).mean(0) for layer, d in zip(layers, moved)}
+    return out
+
+
+def pushes(net: nn.Module, states: torch.Tensor, steps: dict[str, torch.Tensor]) -> dict[str, dict[str, float]]:
+    """{step: {layer: mean change of the layer's pre-activations}} (over its units and `states`)."""
+    return {name: {layer: float(u.mean()) for layer, u in units.items()}
+            for name, units in unit_changes(net, states, steps).items()}
+
+
+def drift_and_noise(changes: list[dict[str, torch.Tensor]]) -> dict[str, tuple[float, float]]:
+    """{layer: (median over units of |mean change|, median over units of its standard deviation)} over the
+    updates in `changes` (a unit's change per update, an update a dict). A unit whose noise is k times its
+    drift moves more by chance than by the drift for k^2 updates: a ReLU unit that a random walk takes below
+    0 on every state stays there (no gradient passes it back)."""
+    out = {}
+    for layer in changes[0]:
+        per_update = torch.stack([c[layer] for c in changes])
+        out[layer] = (float(per_update.mean(0).abs().median()), float(per_update.std(0).median()))
     return out
 
 
@@ -134,17 +157,20 @@ class Prober:
 
 
 def probe(net: nn.Module, prober: Prober, store: Any, cfg: Any, states: torch.Tensor,
-          rollouts: int) -> dict[str, dict[str, float]]:
-    """{term: {layer: push per update}}, the mean over `rollouts` rollouts of each term's step."""
+          rollouts: int) -> tuple[dict[str, dict[str, float]], dict[str, tuple[float, float]]]:
+    """({term: {layer: push per update}}, the mean over `rollouts` rollouts of each term's step; {layer: the
+    units' drift and noise per update}, from each rollout's whole update)."""
     stats = torch.as_tensor(store.state_dict()["stats"])
-    total: dict[str, torch.Tensor] = {}
-    for _ in range(rollouts):
+    mean: dict[str, torch.Tensor] = {}
+    updates: dict[str, torch.Tensor] = {}
+    for r in range(rollouts):
         terms = signed_terms(prober.rollout(net, cfg.rl.value_coef, cfg.rl.reduction), cfg.rl.entropy_beta)
         steps = term_steps(net, terms, stats, lr=store.current_lr(), decay=store.decay, eps=store.eps,
                            clip=cfg.rl.grad_clip)
+        updates[str(r)] = sum(steps.values())  # type: ignore[assignment]
         for name, step in steps.items():
-            total[name] = total.get(name, 0) + step / rollouts
-    return pushes(net, states, total)
+            mean[name] = mean.get(name, 0) + step / rollouts
+    return pushes(net, states, mean), drift_and_noise(list(unit_changes(net, states, updates).values()))
 
 
 def main() -> None:
@@ -161,6 +187,8 @@ def main() -> None:
     p.add_argument("--rollouts", type=int, default=32, help="rollouts a probe")
     p.add_argument("--states", type=int, default=256, help="states of random play the pushes are measured on")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--initial-ms", type=float, default=0.0,
+                   help="start the store's RMSProp mean squares here (the store's 0; TensorFlow's RMSProp starts at 1)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--out", type=Path, help="append a sitting to this result file")
     args = p.parse_args()
@@ -169,6 +197,9 @@ def main() -> None:
     cfg = build_config("a3c", args.env, args.preset, {"actors": args.actors, "seed": args.seed, **sets})
     builder = A3C(cfg)
     store = builder.create_shared_store()
+    if args.initial_ms:
+        state = store.state_dict()
+        store.load_state_dict({**state, "stats": torch.full_like(state["stats"], args.initial_ms)})
     try:
         workers = [builder.make_actor_learner(i, store) for i in range(cfg.actors)]
         net = builder.make_net()
@@ -181,6 +212,7 @@ def main() -> None:
             from bench.runs import command_line
             head = results.header(command_line("bench.loss_terms"), preset=args.preset, seed=args.seed,
                                   env=cfg.env, actors=cfg.actors, lr=cfg.learner.lr, eps=cfg.learner.eps,
+                                  initial_ms=args.initial_ms,
                                   rollouts=args.rollouts, states=args.states)
         rows: list[dict[str, Any]] = []
         t0, next_probe, frames = time.time(), 0, 0
@@ -190,16 +222,18 @@ def main() -> None:
                 unflatten_into(net, store.pull()[0])
                 alive = alive_shares(net, states)
                 means = {k: float(v.mean()) for k, v in preactivations(net, states).items()}
-                push = probe(net, prober, store, cfg, states, args.rollouts)
+                push, spread = probe(net, prober, store, cfg, states, args.rollouts)
                 minutes = (time.time() - t0) / 60
                 for layer in alive:
                     rows.append({"updates": updates, "minutes": round(minutes, 2),
                                  "frames": frames, "layer": layer, "alive_share": round(alive[layer], 4),
                                  "mean_preactivation": means[layer],
-                                 **{f"push_{t}": push[t][layer] for t in TERMS}})
+                                 **{f"push_{t}": push[t][layer] for t in TERMS},
+                                 "unit_drift": spread[layer][0], "unit_noise": spread[layer][1]})
                     print(f"{minutes:5.1f} min {updates:>7,} updates  {layer:14s} {alive[layer]:6.1%} fire  "
                           f"mean {means[layer]:+.4f}  " +
-                          "  ".join(f"{t} {push[t][layer]:+.2e}" for t in TERMS), flush=True)
+                          "  ".join(f"{t} {push[t][layer]:+.2e}" for t in TERMS) +
+                          f"  a unit's drift {spread[layer][0]:.1e}, noise {spread[layer][1]:.1e}", flush=True)
                 next_probe = updates + args.probe_every
                 if minutes >= args.minutes:
                     break
@@ -224,9 +258,12 @@ def summarize(rows: list[dict[str, Any]]) -> None:
         summed = {t: sum(r[f"push_{t}"] * (nxt["updates"] - r["updates"]) for r, nxt in zip(mine, mine[1:]))
                   for t in TERMS}  # a probe's push holds until the next probe
         change = mine[-1]["mean_preactivation"] - mine[0]["mean_preactivation"]
+        ratios = sorted(r["unit_noise"] / r["unit_drift"] for r in mine if r["unit_drift"] > 0)
         print(f"{layer}: mean pre-activation {mine[0]['mean_preactivation']:+.4f} -> "
               f"{mine[-1]['mean_preactivation']:+.4f} ({change:+.4f}); summed pushes " +
-              "  ".join(f"{t} {summed[t]:+.4f}" for t in TERMS))
+              "  ".join(f"{t} {summed[t]:+.4f}" for t in TERMS) +
+              (f"; a unit's noise / drift per update, median over probes: {ratios[len(ratios) // 2]:.1f}"
+               if ratios else ""))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from bench.loss_terms import pushes, signed_terms, term_steps
+from bench.loss_terms import drift_and_noise, pushes, signed_terms, term_steps
 from distrl.algos.actor_critic import a3c_loss, a3c_terms
 from distrl.nets.actor_critic import PolicyValueNet
 from distrl.params.param_server import flat_grad, flatten
@@ -62,3 +62,12 @@ def test_a_terms_push_is_the_change_of_the_pre_activations_by_hand():
     assert out["a"] == {"1": pytest.approx(-1.25)}
     assert out["b"] == {"1": pytest.approx(0.1)}
     assert (net[0].weight.item(), net[0].bias.item()) == (2.0, 1.0)
+
+
+def test_drift_and_noise_by_hand():
+    """Three units over two updates: changes (1, 3), (3, 3) and (-1, -5). Their drifts are 2, 3 and -3 (median
+    of the sizes 3); their standard deviations sqrt(2), 0 and sqrt(8) (median sqrt(2))."""
+    changes = [{"L": torch.tensor([1.0, 3.0, -1.0])}, {"L": torch.tensor([3.0, 3.0, -5.0])}]
+    drift, noise = drift_and_noise(changes)["L"]
+    assert drift == pytest.approx(3.0)
+    assert noise == pytest.approx(2 ** 0.5)
