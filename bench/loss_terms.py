@@ -113,15 +113,18 @@ def pushes(net: nn.Module, states: torch.Tensor, steps: dict[str, torch.Tensor])
             for name, units in unit_changes(net, states, steps).items()}
 
 
-def drift_and_noise(changes: list[dict[str, torch.Tensor]]) -> dict[str, tuple[float, float]]:
-    """{layer: (median over units of |mean change|, median over units of its standard deviation)} over the
-    updates in `changes` (a unit's change per update, an update a dict). A unit whose noise is k times its
-    drift moves more by chance than by the drift for k^2 updates: a ReLU unit that a random walk takes below
-    0 on every state stays there (no gradient passes it back)."""
-    out = {}
+def drift_and_noise(changes: list[dict[str, torch.Tensor]],
+                    firing: dict[str, torch.Tensor]) -> dict[str, tuple[float, float] | None]:
+    """{layer: (median over its firing units of |mean change|, median over them of the change's standard
+    deviation)} over the updates in `changes` (a unit's change per update, an update a dict); None for a
+    layer with no unit firing. A unit whose noise is k times its drift moves more by chance than by the
+    drift for k^2 updates, and a ReLU unit that chance takes below 0 on every state stays there (no
+    gradient passes it back)."""
+    out: dict[str, tuple[float, float] | None] = {}
     for layer in changes[0]:
-        per_update = torch.stack([c[layer] for c in changes])
-        out[layer] = (float(per_update.mean(0).abs().median()), float(per_update.std(0).median()))
+        per_update = torch.stack([c[layer] for c in changes])[:, firing[layer]]
+        out[layer] = (float(per_update.mean(0).abs().median()), float(per_update.std(0).median())) \
+            if per_update.shape[1] else None
     return out
 
 
@@ -170,7 +173,8 @@ def probe(net: nn.Module, prober: Prober, store: Any, cfg: Any, states: torch.Te
         updates[str(r)] = sum(steps.values())  # type: ignore[assignment]
         for name, step in steps.items():
             mean[name] = mean.get(name, 0) + step / rollouts
-    return pushes(net, states, mean), drift_and_noise(list(unit_changes(net, states, updates).values()))
+    firing = {layer: (x > 0).any(0) for layer, x in preactivations(net, states).items()}
+    return pushes(net, states, mean), drift_and_noise(list(unit_changes(net, states, updates).values()), firing)
 
 
 def main() -> None:
@@ -229,11 +233,12 @@ def main() -> None:
                                  "frames": frames, "layer": layer, "alive_share": round(alive[layer], 4),
                                  "mean_preactivation": means[layer],
                                  **{f"push_{t}": push[t][layer] for t in TERMS},
-                                 "unit_drift": spread[layer][0], "unit_noise": spread[layer][1]})
+                                 **dict(zip(("unit_drift", "unit_noise"), spread[layer] or (None, None)))})
                     print(f"{minutes:5.1f} min {updates:>7,} updates  {layer:14s} {alive[layer]:6.1%} fire  "
                           f"mean {means[layer]:+.4f}  " +
                           "  ".join(f"{t} {push[t][layer]:+.2e}" for t in TERMS) +
-                          f"  a unit's drift {spread[layer][0]:.1e}, noise {spread[layer][1]:.1e}", flush=True)
+                          ("  firing units' drift {:.1e}, noise {:.1e}".format(*spread[layer]) if spread[layer]
+                           else ""), flush=True)
                 next_probe = updates + args.probe_every
                 if minutes >= args.minutes:
                     break
@@ -258,11 +263,11 @@ def summarize(rows: list[dict[str, Any]]) -> None:
         summed = {t: sum(r[f"push_{t}"] * (nxt["updates"] - r["updates"]) for r, nxt in zip(mine, mine[1:]))
                   for t in TERMS}  # a probe's push holds until the next probe
         change = mine[-1]["mean_preactivation"] - mine[0]["mean_preactivation"]
-        ratios = sorted(r["unit_noise"] / r["unit_drift"] for r in mine if r["unit_drift"] > 0)
+        ratios = sorted(r["unit_noise"] / r["unit_drift"] for r in mine if r["unit_drift"])
         print(f"{layer}: mean pre-activation {mine[0]['mean_preactivation']:+.4f} -> "
               f"{mine[-1]['mean_preactivation']:+.4f} ({change:+.4f}); summed pushes " +
               "  ".join(f"{t} {summed[t]:+.4f}" for t in TERMS) +
-              (f"; a unit's noise / drift per update, median over probes: {ratios[len(ratios) // 2]:.1f}"
+              (f"; a firing unit's noise / drift per update, median over probes: {ratios[len(ratios) // 2]:.1f}"
                if ratios else ""))
 
 

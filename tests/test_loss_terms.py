@@ -65,9 +65,13 @@ def test_a_terms_push_is_the_change_of_the_pre_activations_by_hand():
 
 
 def test_drift_and_noise_by_hand():
-    """Three units over two updates: changes (1, 3), (3, 3) and (-1, -5). Their drifts are 2, 3 and -3 (median
-    of the sizes 3); their standard deviations sqrt(2), 0 and sqrt(8) (median sqrt(2))."""
-    changes = [{"L": torch.tensor([1.0, 3.0, -1.0])}, {"L": torch.tensor([3.0, 3.0, -5.0])}]
-    drift, noise = drift_and_noise(changes)["L"]
+    """Three firing units over two updates: changes (1, 3), (3, 3) and (-1, -5). Their drifts are 2, 3 and -3
+    (median of the sizes 3); their standard deviations sqrt(2), 0 and sqrt(8) (median sqrt(2)). A fourth unit,
+    not firing, changes by 100 and is left out; a layer with no unit firing has None."""
+    changes = [{"L": torch.tensor([1.0, 3.0, -1.0, 100.0]), "M": torch.tensor([1.0])},
+               {"L": torch.tensor([3.0, 3.0, -5.0, -100.0]), "M": torch.tensor([2.0])}]
+    out = drift_and_noise(changes, {"L": torch.tensor([True, True, True, False]), "M": torch.tensor([False])})
+    drift, noise = out["L"]
     assert drift == pytest.approx(3.0)
     assert noise == pytest.approx(2 ** 0.5)
+    assert out["M"] is None
