@@ -6,9 +6,9 @@ rollouts in turn, as the paper's threads serialised) and, every `--probe-every` 
 rollouts of the current policy on an env of its own. Each rollout's gradient is split into the loss's
 three terms (policy, value, -beta * entropy), each clipped by the factor the whole gradient was and divided
 by the RMSProp denominator the whole gradient's update would meet, so the three steps sum to the update the
-store would make of that rollout. Each term's mean step is applied alone to a float64 copy of the network,
-and the change it makes in each ReLU layer's pre-activations over fixed states of random play is that
-term's push on the layer: below 0 drives units toward dying (a ReLU at 0 passes no gradient back).
+store would make of that rollout. The first-order change each term's mean step makes in each ReLU layer's
+pre-activations over fixed states of random play is that term's push on the layer: below 0 drives units
+toward dying (a ReLU at 0 passes no gradient back).
 
     .venv/bin/python -m bench.loss_terms [--minutes 15] [--set learner.eps=1e-5] [--out bench/results/F.jsonl]
 
@@ -18,9 +18,9 @@ is k times its drift is moved more by chance than by the drift for k^2 updates, 
 takes below 0 on every state stays there.
 
 Prints a line a layer each probe: its share of units that fire, its mean pre-activation, each term's
-push per update, and its units' drift and noise; at the end each term's pushes summed over the run (a probe's push times the updates until
-the next) beside the mean pre-activation's actual change. With `--out`, appends a sitting (with the
-speed index) with a row a layer a probe. Asserts nothing."""
+push per update, and its units' drift and noise; at the end each term's push averaged over the probes, with
+its standard error, beside the mean pre-activation's actual change per update and one update's spread. With
+`--out`, appends a sitting (with the speed index) with a row a layer a probe. Asserts nothing."""
 
 from __future__ import annotations
 
@@ -160,9 +160,10 @@ class Prober:
 
 
 def probe(net: nn.Module, prober: Prober, store: Any, cfg: Any, states: torch.Tensor,
-          rollouts: int) -> tuple[dict[str, dict[str, float]], dict[str, tuple[float, float]]]:
-    """({term: {layer: push per update}}, the mean over `rollouts` rollouts of each term's step; {layer: the
-    units' drift and noise per update}, from each rollout's whole update)."""
+          rollouts: int) -> tuple[dict[str, dict[str, float]], dict[str, tuple[float, float] | None], dict[str, float]]:
+    """({term: {layer: push per update}}, the mean over `rollouts` rollouts of each term's step; {layer: its
+    firing units' drift and noise per update} and {layer: the standard deviation of one whole update's push},
+    both from each rollout's whole update alone)."""
     stats = torch.as_tensor(store.state_dict()["stats"])
     mean: dict[str, torch.Tensor] = {}
     updates: dict[str, torch.Tensor] = {}
@@ -174,7 +175,9 @@ def probe(net: nn.Module, prober: Prober, store: Any, cfg: Any, states: torch.Te
         for name, step in steps.items():
             mean[name] = mean.get(name, 0) + step / rollouts
     firing = {layer: (x > 0).any(0) for layer, x in preactivations(net, states).items()}
-    return pushes(net, states, mean), drift_and_noise(list(unit_changes(net, states, updates).values()), firing)
+    each = list(unit_changes(net, states, updates).values())
+    spread = {layer: float(torch.stack([u[layer].mean() for u in each]).std()) for layer in firing}
+    return pushes(net, states, mean), drift_and_noise(each, firing), spread
 
 
 def main() -> None:
@@ -226,13 +229,13 @@ def main() -> None:
                 unflatten_into(net, store.pull()[0])
                 alive = alive_shares(net, states)
                 means = {k: float(v.mean()) for k, v in preactivations(net, states).items()}
-                push, spread = probe(net, prober, store, cfg, states, args.rollouts)
+                push, spread, update_sd = probe(net, prober, store, cfg, states, args.rollouts)
                 minutes = (time.time() - t0) / 60
                 for layer in alive:
                     rows.append({"updates": updates, "minutes": round(minutes, 2),
                                  "frames": frames, "layer": layer, "alive_share": round(alive[layer], 4),
                                  "mean_preactivation": means[layer],
-                                 **{f"push_{t}": push[t][layer] for t in TERMS},
+                                 **{f"push_{t}": push[t][layer] for t in TERMS}, "update_sd": update_sd[layer],
                                  **dict(zip(("unit_drift", "unit_noise"), spread[layer] or (None, None)))})
                     print(f"{minutes:5.1f} min {updates:>7,} updates  {layer:14s} {alive[layer]:6.1%} fire  "
                           f"mean {means[layer]:+.4f}  " +
@@ -256,17 +259,21 @@ def main() -> None:
 
 
 def summarize(rows: list[dict[str, Any]]) -> None:
-    """Each term's pushes summed over the run against the mean pre-activation's actual change, a layer a line:
-    the sum of the three should come near the change (first order, other rollouts, a stale denominator)."""
+    """A layer a line: its mean pre-activation's actual change per update over the run, each term's push
+    averaged over the probes with its standard error, and one update's own spread (its standard deviation,
+    the median over the probes). Where the spread is many times the change, chance moves the units."""
     for layer in dict.fromkeys(r["layer"] for r in rows):
         mine = [r for r in rows if r["layer"] == layer]
-        summed = {t: sum(r[f"push_{t}"] * (nxt["updates"] - r["updates"]) for r, nxt in zip(mine, mine[1:]))
-                  for t in TERMS}  # a probe's push holds until the next probe
         change = mine[-1]["mean_preactivation"] - mine[0]["mean_preactivation"]
+        per_update = change / max(1, mine[-1]["updates"] - mine[0]["updates"])
+        terms = {t: torch.tensor([r[f"push_{t}"] for r in mine], dtype=torch.float64) for t in TERMS}
+        se = {t: float(x.std() / len(x) ** 0.5) if len(x) > 1 else float("nan") for t, x in terms.items()}
+        spread = float(torch.tensor([r["update_sd"] for r in mine]).median())
         ratios = sorted(r["unit_noise"] / r["unit_drift"] for r in mine if r["unit_drift"])
-        print(f"{layer}: mean pre-activation {mine[0]['mean_preactivation']:+.4f} -> "
-              f"{mine[-1]['mean_preactivation']:+.4f} ({change:+.4f}); summed pushes " +
-              "  ".join(f"{t} {summed[t]:+.4f}" for t in TERMS) +
+        print(f"{layer}: mean pre-activation {mine[0]['mean_preactivation']:+.4f} -> {mine[-1]['mean_preactivation']:+.4f}"
+              f" ({per_update:+.2e} an update over {mine[-1]['updates']:,}); the terms' pushes over {len(mine)} probes: " +
+              "  ".join(f"{t} {float(x.mean()):+.2e} +- {se[t]:.1e}" for t, x in terms.items()) +
+              f"; one update's spread {spread:.1e}" +
               (f"; a firing unit's noise / drift per update, median over probes: {ratios[len(ratios) // 2]:.1f}"
                if ratios else ""))
 
