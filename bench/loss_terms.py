@@ -207,11 +207,11 @@ def main() -> None:
     if args.initial_ms:
         state = store.state_dict()
         store.load_state_dict({**state, "stats": torch.full_like(state["stats"], args.initial_ms)})
+    workers = [builder.make_actor_learner(i, store) for i in range(cfg.actors)]
+    probe_env = make_env(cfg.env, "train", seed=args.seed + 1000, max_episode_frames=cfg.max_episode_frames)
     try:
-        workers = [builder.make_actor_learner(i, store) for i in range(cfg.actors)]
         net = builder.make_net()
-        prober = Prober(make_env(cfg.env, "train", seed=args.seed + 1000, max_episode_frames=cfg.max_episode_frames),
-                        cfg.rl.t_max, cfg.rl.gamma, cfg.rl.reward_scale, args.seed + 1000)
+        prober = Prober(probe_env, cfg.rl.t_max, cfg.rl.gamma, cfg.rl.reward_scale, args.seed + 1000)
         states = random_states(cfg.env, args.states, args.seed)
         head = None
         if args.out:
@@ -254,6 +254,9 @@ def main() -> None:
             with open(args.out, "a") as f:
                 results.write_sitting(f, head, rows)
     finally:
+        for w in workers:
+            w.close()
+        probe_env.close()
         store.close()
         store.unlink()
 
