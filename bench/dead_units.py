@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import copy
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -27,18 +29,35 @@ from torch import nn
 from distrl.components.policy import Policy
 
 
-def alive_shares(net: nn.Module, states: torch.Tensor) -> dict[str, float]:
-    """Each nn.ReLU's share of units (channels x positions) above 0 on at least one of `states`."""
-    outputs: dict[str, torch.Tensor] = {}
-    hooks = [m.register_forward_hook(lambda _m, _i, out, name=name: outputs.__setitem__(name, out))
+@contextmanager
+def relu_inputs(net: nn.Module) -> Iterator[dict[str, torch.Tensor]]:
+    """Each nn.ReLU's input by module name, as forward passes inside the block leave it (the last one's)."""
+    inputs: dict[str, torch.Tensor] = {}
+    hooks = [m.register_forward_pre_hook(lambda _m, args, name=name: inputs.__setitem__(name, args[0]))
              for name, m in net.named_modules() if isinstance(m, nn.ReLU)]
     try:
-        with torch.no_grad():
-            net(states)
+        yield inputs
     finally:
         for h in hooks:
             h.remove()
-    return {name: float((out.reshape(out.shape[0], -1) > 0).any(0).float().mean()) for name, out in outputs.items()}
+
+
+def preactivations(net: nn.Module, states: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Each nn.ReLU's input over `states`, flattened to [states, units] (a convolution's unit is a channel at a
+    position)."""
+    with relu_inputs(net) as inputs, torch.no_grad():
+        net(states)
+    return {name: x.reshape(x.shape[0], -1) for name, x in inputs.items()}
+
+
+def firing(pre: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Which units of each layer's `preactivations` are above 0 on at least one state."""
+    return {name: (x > 0).any(0) for name, x in pre.items()}
+
+
+def alive_shares(net: nn.Module, states: torch.Tensor) -> dict[str, float]:
+    """Each nn.ReLU's share of units (channels x positions) above 0 on at least one of `states`."""
+    return {name: float(f.float().mean()) for name, f in firing(preactivations(net, states)).items()}
 
 
 def output_spread(policy: Policy, states: torch.Tensor) -> float | None:

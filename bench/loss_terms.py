@@ -33,7 +33,7 @@ import torch
 from torch import nn
 from torch.func import functional_call, jvp
 
-from bench.dead_units import alive_shares, random_states
+from bench.dead_units import firing, preactivations, random_states, relu_inputs
 from distrl.algos.actor_critic import a3c_terms
 from distrl.algos.q_learning import nstep_returns
 
@@ -62,40 +62,20 @@ def term_steps(net: nn.Module, summands: dict[str, torch.Tensor], stats: torch.T
     return {name: lr * scale * g / denom for name, g in grads.items()}
 
 
-def preactivations(net: nn.Module, states: torch.Tensor) -> dict[str, torch.Tensor]:
-    """Each nn.ReLU's input over `states`, flattened to [states, units] (a convolution's unit is a channel at a
-    position, as bench.dead_units counts them)."""
-    inputs: dict[str, torch.Tensor] = {}
-    hooks = [m.register_forward_pre_hook(lambda _m, args, name=name: inputs.__setitem__(name, args[0]))
-             for name, m in net.named_modules() if isinstance(m, nn.ReLU)]
-    try:
-        with torch.no_grad():
-            net(states)
-    finally:
-        for h in hooks:
-            h.remove()
-    return {name: x.reshape(x.shape[0], -1) for name, x in inputs.items()}
-
-
 def unit_changes(net: nn.Module, states: torch.Tensor, steps: dict[str, torch.Tensor]) -> dict[str, dict[str, torch.Tensor]]:
     """{step: {layer: each unit's mean change over `states`}} when the flat step alone is taken (parameters
     minus the step), to first order: a Jacobian-vector product, exact where a difference of two float32
     forward passes would lose steps of 1e-6 in rounding."""
     names = [name for name, _ in net.named_parameters()]
     params = tuple(p.detach() for p in net.parameters())
+    layers: list[str] = []
 
     def forward(*values: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        inputs: dict[str, torch.Tensor] = {}
-        hooks = [m.register_forward_pre_hook(lambda _m, args, name=name: inputs.__setitem__(name, args[0]))
-                 for name, m in net.named_modules() if isinstance(m, nn.ReLU)]
-        try:
+        with relu_inputs(net) as inputs:
             functional_call(net, dict(zip(names, values)), (states,))
-        finally:
-            for h in hooks:
-                h.remove()
+        layers[:] = inputs  # jvp returns a tuple: the names, in the order the pass met them
         return tuple(inputs.values())
 
-    layers = list(preactivations(net, states))
     out: dict[str, dict[str, torch.Tensor]] = {}
     for name, step in steps.items():
         tangents, offset = [], 0
@@ -114,7 +94,7 @@ def pushes(net: nn.Module, states: torch.Tensor, steps: dict[str, torch.Tensor])
 
 
 def drift_and_noise(changes: list[dict[str, torch.Tensor]],
-                    firing: dict[str, torch.Tensor]) -> dict[str, tuple[float, float] | None]:
+                    fire: dict[str, torch.Tensor]) -> dict[str, tuple[float, float] | None]:
     """{layer: (median over its firing units of |mean change|, median over them of the change's standard
     deviation)} over the updates in `changes` (a unit's change per update, an update a dict); None for a
     layer with no unit firing. A unit whose noise is k times its drift moves more by chance than by the
@@ -122,7 +102,7 @@ def drift_and_noise(changes: list[dict[str, torch.Tensor]],
     gradient passes it back)."""
     out: dict[str, tuple[float, float] | None] = {}
     for layer in changes[0]:
-        per_update = torch.stack([c[layer] for c in changes])[:, firing[layer]]
+        per_update = torch.stack([c[layer] for c in changes])[:, fire[layer]]
         out[layer] = (float(per_update.mean(0).abs().median()), float(per_update.std(0).median())) \
             if per_update.shape[1] else None
     return out
@@ -159,11 +139,11 @@ class Prober:
                          reduction)
 
 
-def probe(net: nn.Module, prober: Prober, store: Any, cfg: Any, states: torch.Tensor,
+def probe(net: nn.Module, prober: Prober, store: Any, cfg: Any, states: torch.Tensor, fire: dict[str, torch.Tensor],
           rollouts: int) -> tuple[dict[str, dict[str, float]], dict[str, tuple[float, float] | None], dict[str, float]]:
     """({term: {layer: push per update}}, the mean over `rollouts` rollouts of each term's step; {layer: its
     firing units' drift and noise per update} and {layer: the standard deviation of one whole update's push},
-    both from each rollout's whole update alone)."""
+    both from each rollout's whole update alone). `fire`: the units that fire now (bench.dead_units.firing)."""
     stats = torch.as_tensor(store.state_dict()["stats"])
     mean: dict[str, torch.Tensor] = {}
     updates: dict[str, torch.Tensor] = {}
@@ -174,10 +154,9 @@ def probe(net: nn.Module, prober: Prober, store: Any, cfg: Any, states: torch.Te
         updates[str(r)] = sum(steps.values())  # type: ignore[assignment]
         for name, step in steps.items():
             mean[name] = mean.get(name, 0) + step / rollouts
-    firing = {layer: (x > 0).any(0) for layer, x in preactivations(net, states).items()}
     each = list(unit_changes(net, states, updates).values())
-    spread = {layer: float(torch.stack([u[layer].mean() for u in each]).std()) for layer in firing}
-    return pushes(net, states, mean), drift_and_noise(each, firing), spread
+    spread = {layer: float(torch.stack([u[layer].mean() for u in each]).std()) for layer in fire}
+    return pushes(net, states, mean), drift_and_noise(each, fire), spread
 
 
 def main() -> None:
@@ -227,9 +206,11 @@ def main() -> None:
             updates = store.updates()
             if updates >= next_probe:
                 unflatten_into(net, store.pull()[0])
-                alive = alive_shares(net, states)
-                means = {k: float(v.mean()) for k, v in preactivations(net, states).items()}
-                push, spread, update_sd = probe(net, prober, store, cfg, states, args.rollouts)
+                pre = preactivations(net, states)
+                fire = firing(pre)
+                alive = {k: float(f.float().mean()) for k, f in fire.items()}
+                means = {k: float(v.mean()) for k, v in pre.items()}
+                push, spread, update_sd = probe(net, prober, store, cfg, states, fire, args.rollouts)
                 minutes = (time.time() - t0) / 60
                 for layer in alive:
                     rows.append({"updates": updates, "minutes": round(minutes, 2),
