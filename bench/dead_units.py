@@ -28,13 +28,16 @@ from torch import nn
 
 from distrl.components.policy import Policy
 
+UNITS = (nn.ReLU, nn.ELU)  # an ELU below 0 keeps a gradient, so its firing share shows a drift, not death
+
 
 @contextmanager
-def relu_inputs(net: nn.Module) -> Iterator[dict[str, torch.Tensor]]:
-    """Each nn.ReLU's input by module name, as forward passes inside the block leave it (the last one's)."""
+def unit_inputs(net: nn.Module) -> Iterator[dict[str, torch.Tensor]]:
+    """Each nn.ReLU's (or nn.ELU's) input by module name, as forward passes inside the block leave it (the
+    last one's)."""
     inputs: dict[str, torch.Tensor] = {}
     hooks = [m.register_forward_pre_hook(lambda _m, args, name=name: inputs.__setitem__(name, args[0]))
-             for name, m in net.named_modules() if isinstance(m, nn.ReLU)]
+             for name, m in net.named_modules() if isinstance(m, UNITS)]
     try:
         yield inputs
     finally:
@@ -43,9 +46,9 @@ def relu_inputs(net: nn.Module) -> Iterator[dict[str, torch.Tensor]]:
 
 
 def preactivations(net: nn.Module, states: torch.Tensor) -> dict[str, torch.Tensor]:
-    """Each nn.ReLU's input over `states`, flattened to [states, units] (a convolution's unit is a channel at a
+    """Each nn.ReLU's (or nn.ELU's) input over `states`, flattened to [states, units] (a convolution's unit is a channel at a
     position)."""
-    with relu_inputs(net) as inputs, torch.no_grad():
+    with unit_inputs(net) as inputs, torch.no_grad():
         net(states)
     return {name: x.reshape(x.shape[0], -1) for name, x in inputs.items()}
 
@@ -56,7 +59,7 @@ def firing(pre: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 
 
 def alive_shares(net: nn.Module, states: torch.Tensor) -> dict[str, float]:
-    """Each nn.ReLU's share of units (channels x positions) above 0 on at least one of `states`."""
+    """Each nn.ReLU's (or nn.ELU's) share of units (channels x positions) above 0 on at least one of `states`."""
     return {name: float(f.float().mean()) for name, f in firing(preactivations(net, states)).items()}
 
 

@@ -33,7 +33,7 @@ import torch
 from torch import nn
 from torch.func import functional_call, jvp
 
-from bench.dead_units import firing, preactivations, random_states, relu_inputs
+from bench.dead_units import firing, preactivations, random_states, unit_inputs
 from distrl.algos.actor_critic import a3c_terms
 from distrl.algos.q_learning import nstep_returns
 
@@ -71,7 +71,7 @@ def unit_changes(net: nn.Module, states: torch.Tensor, steps: dict[str, torch.Te
     layers: list[str] = []
 
     def forward(*values: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        with relu_inputs(net) as inputs:
+        with unit_inputs(net) as inputs:
             functional_call(net, dict(zip(names, values)), (states,))
         layers[:] = inputs  # jvp returns a tuple: the names, in the order the pass met them
         return tuple(inputs.values())

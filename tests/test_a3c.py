@@ -167,6 +167,10 @@ def test_bad_combinations_are_refused(tmp_path):
         small_cfg(tmp_path, algo="nstep_q", **{"net.lstm": True})
     with pytest.raises(ConfigError, match="invalid value 'dqn' for algo"):
         small_cfg(tmp_path, algo="dqn")
+    with pytest.raises(ConfigError, match=r"net.activation=elu sets the units of A3C's Atari network only.*drop"):
+        A3C(small_cfg(tmp_path, **{"net.activation": "elu"}))  # CartPole gets an MLP
+    with pytest.raises(ConfigError, match="net.activation"):
+        small_cfg(tmp_path, **{"net.activation": "gelu"})
 
 
 def test_resume_and_eval(tmp_path, capsys):

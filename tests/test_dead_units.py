@@ -31,6 +31,13 @@ def test_a_unit_counts_as_alive_if_it_fires_on_one_state():
     assert output_spread(Policy(net_by_hand()), states) == 1.0
 
 
+def test_an_elu_layer_is_measured_as_a_relu_one_is():
+    """ELU (A3C's net.activation=elu) is 0 at 0 and below 0 under it: a unit fires where its input is above 0."""
+    net = net_by_hand()
+    net[1] = nn.ELU()
+    assert alive_shares(net, torch.tensor([[1.0, -1.0], [-2.0, -3.0]])) == {"1": pytest.approx(1 / 3)}
+
+
 def test_a_dead_layer_gives_one_output_everywhere():
     net = net_by_hand()
     with torch.no_grad():

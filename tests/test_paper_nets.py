@@ -27,3 +27,18 @@ def test_a3c_q_methods_use_the_a3c_network_on_atari():
     for algo in ("onestep_q", "sarsa", "nstep_q"):
         net = A3C(C.build_config("a3c", "ALE/Pong-v5", overrides={"algo": algo, "actors": 2})).make_net()
         assert count(net) == 4_112 + 8_224 + 663_808 + 256 * 6 + 6
+
+
+def test_a3c_activation_elu_swaps_every_relu_of_the_atari_torso_and_keeps_its_size():
+    """net.activation=elu (issue 59: ReLU units of A3C's first convolution died on 2-core Pong) gives the
+    same three layers with ELUs, for the policy-value net and the Q methods' net alike."""
+    from torch import nn
+
+    from distrl import config as C
+    from distrl.architectures.a3c.builder import A3C
+    for algo in ("a3c", "nstep_q"):
+        relu, elu = (A3C(C.build_config("a3c", "ALE/Pong-v5", overrides={
+            "algo": algo, "actors": 2, "net.activation": act})).make_net() for act in ("relu", "elu"))
+        kinds = [[type(m) for m in net.modules() if isinstance(m, (nn.ReLU, nn.ELU))] for net in (relu, elu)]
+        assert kinds == [[nn.ReLU] * 3, [nn.ELU] * 3]
+        assert count(elu) == count(relu)

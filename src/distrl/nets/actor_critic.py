@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from distrl.nets.activations import ACTIVATIONS
 from distrl.nets.q_networks import MLP, MinAtarCNN
 from distrl.nets.shapes import image_kind
 
@@ -17,15 +18,18 @@ LSTMState = tuple[torch.Tensor, torch.Tensor]
 
 
 class A3CCNN(nn.Module):
-    """The A3C Atari torso (conv 16x8x8/4, conv 32x4x4/2, fc 256); scales uint8 frames like NatureCNN."""
+    """The A3C Atari torso (conv 16x8x8/4, conv 32x4x4/2, fc 256); scales uint8 frames like NatureCNN.
+    `activation` "elu" replaces the paper's ReLUs: a ReLU unit below 0 on every state gets no gradient and
+    stays dead, which killed the first convolution of A3C's 2-core Pong run (issue 59)."""
 
-    def __init__(self, in_channels: int = 4, fc_units: int = 256):
+    def __init__(self, in_channels: int = 4, fc_units: int = 256, activation: str = "relu"):
         super().__init__()
+        act = ACTIVATIONS[activation]
         self.body = nn.Sequential(
-            nn.Conv2d(in_channels, 16, 8, stride=4), nn.ReLU(),
-            nn.Conv2d(16, 32, 4, stride=2), nn.ReLU(),
+            nn.Conv2d(in_channels, 16, 8, stride=4), act(),
+            nn.Conv2d(16, 32, 4, stride=2), act(),
             nn.Flatten(),
-            nn.Linear(32 * 9 * 9, fc_units), nn.ReLU(),  # 84 -> 20 -> 9
+            nn.Linear(32 * 9 * 9, fc_units), act(),  # 84 -> 20 -> 9
         )
         self.out_features = fc_units
 
@@ -58,15 +62,15 @@ class PolicyValueNet(nn.Module):
     ends; passing state=None starts from zeros."""
 
     def __init__(self, obs_shape: Sequence[int], num_actions: int, hidden: Sequence[int] = (128,),
-                 lstm: bool = False, lstm_units: int = 256, cnn: str = "a3c"):
+                 lstm: bool = False, lstm_units: int = 256, cnn: str = "a3c", activation: str = "relu"):
         """Atari stacks get the A3C CNN (`cnn="ba3c"`: the BA3C one, `hidden[0]` units wide), MinAtar frames
-        the MinAtar network (both architectures), vectors an MLP."""
+        the MinAtar network (both architectures), vectors an MLP. `activation` is the A3C CNN's."""
         super().__init__()
         kind = image_kind(obs_shape)
         if kind == "minatar":
             self.torso: nn.Module = MinAtarCNN(obs_shape[0])
         elif kind == "atari":
-            self.torso = A3CCNN(obs_shape[0]) if cnn == "a3c" else BA3CCNN(obs_shape[0], hidden[0])
+            self.torso = A3CCNN(obs_shape[0], activation=activation) if cnn == "a3c" else BA3CCNN(obs_shape[0], hidden[0])
         else:
             self.torso = MLP(int(torch.Size(obs_shape).numel()), hidden)
         features = self.torso.out_features
@@ -140,10 +144,10 @@ class GaussianPolicyValueNet(nn.Module):
 
 
 def make_policy_value_net(obs_shape: Sequence[int], action_space: gym.Space, hidden: Sequence[int] = (128,),
-                          lstm: bool = False) -> PolicyValueNet | GaussianPolicyValueNet:
+                          lstm: bool = False, activation: str = "relu") -> PolicyValueNet | GaussianPolicyValueNet:
     """Softmax PolicyValueNet for Discrete actions, GaussianPolicyValueNet for Box actions."""
     if isinstance(action_space, gym.spaces.Discrete):
-        return PolicyValueNet(obs_shape, int(action_space.n), hidden, lstm=lstm)
+        return PolicyValueNet(obs_shape, int(action_space.n), hidden, lstm=lstm, activation=activation)
     if isinstance(action_space, gym.spaces.Box):
         if lstm:
             raise ValueError("the Gaussian policy-value net has no LSTM variant")

@@ -8,9 +8,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from distrl.nets.activations import ACTIVATIONS
 from distrl.nets.precision import in_float32
-
-ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}  # the paper's tanh; TD3's and SB3's ReLU
 
 
 class DPGActor(nn.Module):

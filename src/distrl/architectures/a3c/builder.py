@@ -72,6 +72,10 @@ class A3C(Hooks):
         if self.continuous and cfg.net.lstm:
             raise ConfigError("net.lstm=true is for discrete actions only: drop it for a continuous env")
         self.atari = is_atari(cfg.env)
+        if cfg.net.activation != "relu" and (image_kind(self.obs_shape) != "atari" or cfg.net.factory):
+            raise ConfigError(f"net.activation={cfg.net.activation} sets the units of A3C's Atari network only, and "
+                              f"{cfg.env} gets " + ("the user's network" if cfg.net.factory else "another one") +
+                              ": drop net.activation")
         self.frame_skip = frame_skip(cfg.env)
         set_torch_threads(cfg.torch_threads, self.obs_shape)
         self.seeds = Seeds(cfg.seed, cfg.actors, ("evaluator", "epsilons", "net"))
@@ -155,9 +159,10 @@ class A3C(Hooks):
         if (net := user_network(cfg, self.spaces, "policy_value" if cfg.algo == "a3c" else "q")) is not None:
             return cast(torch.nn.Module, net)
         if cfg.algo == "a3c":
-            return make_policy_value_net(self.obs_shape, self.action_space, cfg.net.hidden, lstm=cfg.net.lstm)
+            return make_policy_value_net(self.obs_shape, self.action_space, cfg.net.hidden, lstm=cfg.net.lstm,
+                                         activation=cfg.net.activation)
         if image_kind(self.obs_shape) == "atari":  # the paper's Q methods use A3C's network, not DQN's
-            torso = A3CCNN(self.obs_shape[0])
+            torso = A3CCNN(self.obs_shape[0], activation=cfg.net.activation)
             return QNetwork(torso, torch.nn.Linear(torso.out_features, self.num_actions()))
         return make_q_network(self.obs_shape, self.num_actions(), dueling=False, hidden=cfg.net.hidden)
 

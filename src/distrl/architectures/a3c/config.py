@@ -42,6 +42,7 @@ class ParamStoreConfig:
 class A3CNetConfig:
     hidden: tuple[int, ...] = (128,)  # MLP torso for vector observations (A3C CNN for images)
     lstm: bool = False               # A3C only: 256 LSTM cells after the torso
+    activation: str = ranged("relu", choices=("relu", "elu"))  # the Atari CNN's units: the paper's ReLU, or ELU (the PyTorch and universe-starter A3Cs'), which keeps a gradient below 0
     factory: str = ""                # a user's network: "factory:module:function" (see distrl.train's network=)
 
 
