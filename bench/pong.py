@@ -5,6 +5,7 @@
     .venv/bin/python -m bench.pong --collect                    # rebuild the curve and the figure only
     .venv/bin/python -m bench.pong --arch a3c --budget-s 600    # the other systems, with their papers' values
     .venv/bin/python -m bench.pong --arch r2d2 --budget-s 600   # R2D2 with its paper's values (issue 36)
+    .venv/bin/python -m bench.pong --eval-after 2000            # no evaluator beside training (below)
 
 It looks at the machine (cores, a CUDA GPU) and picks the actor count, envs per actor, replay shards,
 the learner's device and batch (distrl.config.fit.atari_plan, which `--preset apex-atari-fast` applies
@@ -17,13 +18,17 @@ starts (after the machine's speed index, bench/speed.py, about 10 s; `--no-speed
 runs), so Ray's start-up counts. Greedy evaluations (no-op starts, 8 episodes, epsilon 0.001)
 run in distrl's separate evaluator process every 1,000 learner updates (for the other systems, the count
 of about a minute, `minute_of_progress`) or as soon as the previous one finished, so acting never pauses
-for them. A GPU's utilisation is read with nvidia-smi every 5 s;
+for them. With `--eval-after N` no evaluator runs beside training: the run keeps a checkpoint every N
+updates, and after the budget each is evaluated alike (two at a time on 2 cores), placed at the minute the
+learner had its parameters, as a peer whose clock leaves its evaluations out (bench/peers) is timed.
+A GPU's utilisation is read with nvidia-smi every 5 s;
 `--role-cpu-at MIN` takes bench.role_cpu's window (the cores each of distrl's roles kept busy) that many
 minutes into the run, into the summary's role_cpu.
 
 Writes, in the run directory: bench.json (the plan and each segment's start, end, command and speed index),
 curve.csv (wall_s from this script's start, frames, updates, training return, the evaluation finished in the
-interval, rates), evals.csv (each evaluation at the time it finished), gpu.csv and bench-summary.json; the
+interval, rates), evals.csv (each evaluation at the time it finished, and params_wall_s: when the learner
+had the parameters it scored), gpu.csv and bench-summary.json; the
 result bench/results/atari-<game>[-<arch>]-<machine>-seed<S>.jsonl in bench/results.py's schema (one
 sitting: its header holds the first segment's command and speed index, the game, the plan and the machine
 with its label; rows of "kind" curve, eval, then one summary), and the figure
@@ -48,7 +53,7 @@ import numpy as np
 
 from bench import results as R
 from bench import role_cpu
-from bench.runs import ROOT, command_line, number, run_for
+from bench.runs import ROOT, command_line, number, params_wall_s, run_for
 from distrl.config.fit import Machine, atari_plan
 from distrl.nets.precision import has_bf16_units
 
@@ -117,6 +122,60 @@ def plan_others(arch: str, cores: int, game: str = "ALE/Pong-v5") -> tuple[dict[
         plan["learner.eps"] = 1e-3
         why += ", Adam epsilon 1e-3 (the paper's for Pong)"
     return plan, why
+
+
+AFTER_EVALS = "after-evals.csv"
+
+
+def after_the_run(every: int) -> dict[str, object]:
+    """The overrides of a run evaluated after it ends (--eval-after): no evaluator process beside training
+    (on 2 cores it took 0.59 of them late in a run, and 1.33x the learner's updates/s without it:
+    bench/results/resumed-window-issue59.jsonl), and every checkpoint kept for the evaluations."""
+    return {"eval_episodes": 0, "keep_checkpoints": 0, "checkpoint_every": every}
+
+
+def evaluate_after(run_dir: Path, workers: int) -> list[dict]:
+    """Each kept checkpoint not yet evaluated, under the same protocol as the evaluator's (8 episodes, the
+    Ape-X protocol): `distrl eval --checkpoint` in `workers` processes of one torch thread at a time,
+    appended to AFTER_EVALS in the order they finish. Returns every row of AFTER_EVALS."""
+    path = run_dir / AFTER_EVALS
+    done = {r["checkpoint"] for r in read_csv(path)}
+    todo = [c for c in sorted((run_dir / "checkpoints").glob("ckpt-*.pt")) if c.name not in done]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    episodes = str(SAME_EVALUATION["eval_episodes"])
+    running: list[tuple[Path, subprocess.Popen]] = []
+    with open(path, "a", newline="") as f:
+        out = csv.writer(f)
+        if f.tell() == 0:
+            out.writerow(["checkpoint", "updates", "eval_return_mean", "eval_return_std", "episodes"])
+        while todo or running:
+            while todo and len(running) < workers:
+                ckpt = todo.pop(0)
+                running.append((ckpt, subprocess.Popen(
+                    [sys.executable, "-m", "distrl.cli", "eval", str(run_dir), "--checkpoint", ckpt.name,
+                     "--episodes", episodes], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)))
+            ckpt, proc = running.pop(0)
+            _, err = proc.communicate()
+            if proc.returncode != 0:
+                raise RuntimeError(f"distrl eval --checkpoint {ckpt.name} failed: {err.decode()[-500:]}")
+            result = json.loads((run_dir / f"eval-{ckpt.stem}.json").read_text())
+            out.writerow([ckpt.name, result["updates"], result["mean"], result["std"], result["episodes"]])
+            f.flush()
+            print(f"after the run: {ckpt.name} scored {result['mean']:.2f}", flush=True)
+    return read_csv(path)
+
+
+def after_points(curve: list[dict], rows: list[dict]) -> list[dict]:
+    """Evaluations made after the run (AFTER_EVALS rows), each placed where the learner had its checkpoint's
+    parameters, with the frames of the curve's row before that: the run had no evaluation to wait for."""
+    points = []
+    for r in rows:
+        updates = int(float(r["updates"]))
+        if (t := params_wall_s(curve, updates)) is not None:
+            frames = max((c["frames"] for c in curve if c["wall_s"] <= t), default=0)
+            points.append({"wall_s": t, "frames": frames, "updates": updates,
+                           "eval_return": float(r["eval_return_mean"])})
+    return sorted(points, key=lambda p: p["wall_s"])
 
 
 def watch_gpu(path: Path, t0: float, stop: threading.Event) -> None:
@@ -237,7 +296,8 @@ def summarise(curve: list[dict], evals: list[dict], meta: dict, gpu_rows: list[d
             "learner_updates_per_s": mean("learner_updates_per_s", learning),
             "replay_ratio": round(samples / inserts, 2) if samples and inserts else None,
             "gpu_util_pct_mean": round(float(np.mean(util)), 1) if util else None,
-            "role_cpu": [seg["role_cpu"] for seg in meta.get("segments", []) if "role_cpu" in seg] or None}
+            "role_cpu": [seg["role_cpu"] for seg in meta.get("segments", []) if "role_cpu" in seg] or None,
+            "evaluated": "after the run, each kept checkpoint" if meta.get("eval_after") else "beside training"}
 
 
 def draw(curve: list[dict], evals: list[dict], out: Path, title: str) -> Path:
@@ -304,6 +364,9 @@ def main() -> None:
     p.add_argument("--role-cpu-s", type=float, default=120.0, help="that window's seconds (default 120)")
     p.add_argument("--out-root", type=Path, default=ROOT / "bench", help="results/ and figures/ go under it")
     p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
+    p.add_argument("--eval-after", type=int, metavar="UPDATES",
+                   help="no evaluator beside training: keep a checkpoint every UPDATES learner updates and evaluate "
+                        "each after the run (with --collect: the run's kept checkpoints)")
     args = p.parse_args()
     game = args.game.split("/")[-1].removesuffix("-v5").lower()
     name = game if args.arch == "apex" else f"{game}-{args.arch}"  # Ape-X's files keep their first names
@@ -325,6 +388,8 @@ def main() -> None:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
         overrides, why = atari_plan(Machine(cores, gpu, memory, has_bf16_units("cpu"))) if args.arch == "apex" \
             else plan_others(args.arch, cores, args.game)
+        if args.eval_after:
+            overrides = {**overrides, **after_the_run(args.eval_after)}
         machine = "gpu" if gpu else f"cpu{cores}"
         meta = {"game": args.game, "arch": args.arch, "preset": PRESETS[args.arch], "seed": args.seed,
                 "machine": machine, "cores": cores, "plan": overrides, "why": why,
@@ -372,9 +437,16 @@ def main() -> None:
             segment["ended"] = time.time()
             meta_path.write_text(json.dumps(meta, indent=2))
 
+    if args.eval_after or meta.get("eval_after"):
+        meta["eval_after"] = True
+        meta_path.write_text(json.dumps(meta, indent=2))
+        evaluate_after(run_dir, meta.get("cores") or 1)
     curve, evals = build_curve(run_dir, meta)
+    if meta.get("eval_after"):
+        evals = after_points(curve, read_csv(run_dir / AFTER_EVALS))
+    evals = [{**e, "params_wall_s": params_wall_s(curve, e["updates"])} for e in evals]
     for name, rows, fields in (("curve.csv", curve, CURVE),
-                               ("evals.csv", evals, ("wall_s", "frames", "updates", "eval_return"))):
+                               ("evals.csv", evals, ("wall_s", "params_wall_s", "frames", "updates", "eval_return"))):
         with open(run_dir / name, "w", newline="") as f:
             out = csv.DictWriter(f, fieldnames=fields)
             out.writeheader()

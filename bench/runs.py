@@ -85,6 +85,19 @@ def evaluations(run_dir: Path) -> list[dict]:
                  "eval_mean": float(e["eval_return_mean"])} for e in csv.DictReader(f)]
 
 
+def params_wall_s(curve: list[dict], updates: float) -> float | None:
+    """When the learner had made `updates` updates: the minute of the parameters an evaluation scored, which
+    it reports only once its episodes end (minutes later on 2 cores). Interpolated between the curve's rows;
+    None past its last row."""
+    for before, row in zip([None, *curve], curve):
+        if row["updates"] >= updates:
+            if before is None or row["updates"] == before["updates"]:
+                return float(row["wall_s"])
+            share = (updates - before["updates"]) / (row["updates"] - before["updates"])
+            return round(before["wall_s"] + share * (row["wall_s"] - before["wall_s"]), 1)
+    return None
+
+
 def number(text: str) -> float | None:
     return None if text in ("", "nan") else float(text)
 

@@ -219,6 +219,24 @@ def test_eval_command_evaluates_the_latest_checkpoint(tmp_path, capsys):
     assert "is corrupt" in capsys.readouterr().err
 
 
+def test_a_run_keeping_every_checkpoint_has_each_one_evaluated_on_its_own(tmp_path, capsys):
+    """keep_checkpoints=0 keeps every checkpoint, so that bench.pong can evaluate them after the run."""
+    summary = train(small_cfg(tmp_path, frames=1500, keep_checkpoints=0), live=False)
+    run = tmp_path / "run"
+    kept = sorted((run / "checkpoints").glob("ckpt-*.pt"))
+    # one every 100 updates, and the one where the run stopped: none deleted (the default keeps the newest 3)
+    assert summary["updates"] > 300
+    assert [int(p.stem.split("-")[1]) for p in kept] == [100, 200, 300, summary["updates"]]
+    assert main(["eval", str(run), "--episodes", "2", "--checkpoint", kept[1].name]) == 0
+    result = json.loads((run / f"eval-{kept[1].stem}.json").read_text())
+    assert result["updates"] == 200 and result["checkpoint"] == str(kept[1]) and result["episodes"] == 2
+    assert not (run / "eval.json").exists()  # the latest's file stays the latest's
+    capsys.readouterr()
+    assert main(["eval", str(run), "--checkpoint", "ckpt-0000000150.pt"]) == 2
+    err = capsys.readouterr().err
+    assert "no checkpoint ckpt-0000000150.pt" in err and "ckpt-0000000100.pt" in err
+
+
 def test_one_replay_ratio_sets_the_inline_round_with_its_fraction_carried(tmp_path):
     """replay.samples_per_insert is the ratio on both placements. In one process it sets the learner's
     batches per round: 3 samples per insert x (2 actors x 4 steps x 1 env) / batch 64 = 0.375, so the

@@ -48,6 +48,44 @@ def test_curve_keeps_every_evaluation_of_every_segment_even_one_after_the_last_m
     assert [r["wall_s"] for r in curve] == [11.0, 21.0, 32.0, 42.0]
 
 
+def test_an_evaluation_is_also_placed_at_the_minute_of_the_parameters_it_scored():
+    """The 2-core run of 2026-11-28 reported 19 at 68.4 minutes for parameters the learner had at 67.8."""
+    from bench.runs import params_wall_s
+    curve = [{"wall_s": 60.0, "updates": 0}, {"wall_s": 120.0, "updates": 600}, {"wall_s": 180.0, "updates": 600},
+             {"wall_s": 240.0, "updates": 1800}]
+    assert params_wall_s(curve, 0) == 60.0
+    assert params_wall_s(curve, 150) == 75.0  # a quarter of the way from 60 s to 120 s
+    assert params_wall_s(curve, 600) == 120.0  # first reached at 120 s, not when the count stood still
+    assert params_wall_s(curve, 1500) == 225.0  # 180 + 60 * 900 / 1200
+    assert params_wall_s(curve, 1801) is None
+
+
+def test_evaluations_after_the_run_sit_where_the_learner_had_their_parameters():
+    curve = [{"wall_s": 60.0, "frames": 1000, "updates": 0}, {"wall_s": 120.0, "frames": 5000, "updates": 2000},
+             {"wall_s": 180.0, "frames": 9000, "updates": 4000}]
+    rows = [{"checkpoint": "ckpt-0000004000.pt", "updates": "4000", "eval_return_mean": "3.5"},  # finished first
+            {"checkpoint": "ckpt-0000001000.pt", "updates": "1000", "eval_return_mean": "-20.0"},
+            {"checkpoint": "ckpt-0000004100.pt", "updates": "4100", "eval_return_mean": "4.0"}]  # past the curve
+    assert pong.after_points(curve, rows) == [
+        {"wall_s": 90.0, "frames": 1000, "updates": 1000, "eval_return": -20.0},  # halfway from 60 s to 120 s
+        {"wall_s": 180.0, "frames": 9000, "updates": 4000, "eval_return": 3.5}]
+    assert pong.after_the_run(2000) == {"eval_episodes": 0, "keep_checkpoints": 0, "checkpoint_every": 2000}
+
+
+def test_each_kept_checkpoint_is_evaluated_once_after_the_run(tmp_path):
+    from distrl import config as C
+    from distrl.training import train
+    run = tmp_path / "run"
+    train(C.build_config("apex", "CartPole-v1", overrides={
+        "replay.min_size": 200, "checkpoint_every": 100, "eval_episodes": 0, "keep_checkpoints": 0, "seed": 3,
+        "max_frames": 1200, "log_every_s": 0.2, "run_dir": str(run)}), live=False)
+    kept = sorted(p.name for p in (run / "checkpoints").glob("ckpt-*.pt"))
+    rows = pong.evaluate_after(run, 2)
+    assert sorted(r["checkpoint"] for r in rows) == kept and len(kept) >= 2
+    assert all(int(r["updates"]) == int(r["checkpoint"][5:15]) and r["episodes"] == "8" for r in rows)
+    assert pong.evaluate_after(run, 2) == rows  # none again
+
+
 def test_plan_others_sizes_the_other_systems_from_the_cores():
     # issue 18's other systems: A3C and BA3C with 16 workers, Gorila with the cores left beside 4 shards
     assert pong.plan_others("a3c", 16)[0]["actors"] == pong.plan_others("ba3c", 16)[0]["actors"] == 16

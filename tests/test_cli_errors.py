@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from distrl.cli import main
+from distrl.errors import ConfigError
 
 
 def run_cli(capsys, *args):
@@ -48,6 +49,7 @@ CASES = [
     (["train", "a3c", "--env", "CartPole-v1", "--set", "rl.reward_scale=0"], "invalid value 0.0 for rl.reward_scale"),
     (["train", "apex", "--env", "CartPole-v1", "--set", "nodes=actors=node-b"], "invalid value 'actors=node-b' for nodes"),
     (["train", "apex", "--env", "CartPole-v1", "--set", "replay.checkpoint=maybe"], "for replay.checkpoint"),
+    (["train", "apex", "--env", "CartPole-v1", "--set", "ray.niceness=evaluator=25"], "'evaluator=25' for ray.niceness"),
     (["train", "apex", "--env", "CartPole-v1", "--chaos", "-1", "--runtime", "ray"], "give a positive number of seconds"),
 ]
 
@@ -150,3 +152,15 @@ def test_a_missing_module_of_the_ray_runtime_is_named(tmp_path, missing, said):
                           env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1].startswith(said)
     assert "Traceback" not in proc.stderr
+
+
+def test_ray_niceness_for_a_role_the_run_lacks_fails_before_anything_starts():
+    pytest.importorskip("ray")
+    from distrl import config as C
+    from distrl.architectures.base import Role
+    from distrl.runtime.ray.placement import RayPlacement
+    cfg = C.build_config("apex", "CartPole-v1", overrides={"runtime": "ray", "ray.niceness": "evaluators=19"})
+    roles = [Role("actors", 2, object), Role("evaluator", 1, object)]
+    expected = r"ray.niceness='evaluators=19' names evaluators, not a role of apex \(its roles: actors, evaluator\)"
+    with pytest.raises(ConfigError, match=expected):
+        RayPlacement.check(roles, cfg)

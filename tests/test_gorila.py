@@ -206,6 +206,10 @@ def test_eval_command_reads_the_shards(tmp_path, capsys):
     assert main(["eval", str(tmp_path / "run"), "--episodes", "2"]) == 0
     result = json.loads((tmp_path / "run" / "eval.json").read_text())
     assert result["episodes"] == 2 and result["checkpoint"].endswith(".pt")
+    oldest = sorted((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))[0]  # an older one: the shards' version
+    assert main(["eval", str(tmp_path / "run"), "--episodes", "1", "--checkpoint", str(oldest)]) == 0
+    assert json.loads((tmp_path / "run" / f"eval-{oldest.stem}.json").read_text())["updates"] == \
+        int(oldest.stem.split("-")[1])
 
 
 def test_atari_smoke_uint8_nature_cnn(tmp_path):

@@ -107,6 +107,30 @@ def test_killed_actor_is_restarted_and_the_run_finishes(tmp_path, train_with_hoo
     assert summary["frames"] >= 6000  # the restarted actor (and its peer) kept counting
 
 
+def thread_niceness(pid):
+    """The niceness of each of the process's threads (field 19 of /proc/PID/task/TID/stat)."""
+    tasks = f"/proc/{pid}/task"
+    return {int(open(f"{tasks}/{tid}/stat").read().rsplit(")", 1)[1].split()[16]) for tid in os.listdir(tasks)}
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads threads' niceness from /proc (Linux)")
+def test_ray_niceness_puts_every_thread_of_a_role_at_its_value(tmp_path, train_with_hook):
+    """On a small machine the evaluator at 19 takes only what training leaves. Ray's worker_niceness (15)
+    reaches only some of a worker's threads (others keep the driver's): the untouched roles show that mix."""
+    seen = {}
+
+    def hook(state):
+        if not seen and state["totals"]["frames"] > 500:
+            for role in ("evaluator", "actors", "learner", "replay"):
+                pid = ray.get(state[role][0].__ray_call__.remote(lambda self: os.getpid()))  # any actor class
+                seen[role] = thread_niceness(pid)
+
+    from distrl.runtime import ray as ray_runtime
+    train_with_hook(ray_runtime, cfg_for(tmp_path, 1500, **{"ray.niceness": "evaluator=19,actors=17"}), hook)
+    assert seen["evaluator"] == {19} and seen["actors"] == {17}
+    assert seen["learner"] == seen["replay"] and seen["learner"] != {19}  # the others: as Ray started them
+
+
 def test_killed_replay_pauses_the_learner_until_refilled(tmp_path, train_with_hook):
     seen = {}
 

@@ -75,6 +75,13 @@ def test_train_resume_eval_and_load_policy_from_a_bucket(bucket, capsys, tmp_pat
     fresh_process()
     result = distrl.evaluate(URI, episodes=2)
     assert result["episodes"] == 2 and result["updates"] == resumed["updates"]
+    fresh_process()  # an older checkpoint than the newest, which alone a fresh mirror pulls
+    assert len(later) >= 2
+    older = distrl.evaluate(URI, episodes=1, checkpoint=later[0])
+    assert older["checkpoint"] == f"{URI}/checkpoints/{later[0]}" and older["updates"] == int(later[0][5:15])
+    assert bucket.exists(f"{URI}/eval-{later[0][:-3]}.json")
+    # the evaluations' mirrors held only what they pulled: the bucket keeps every checkpoint the run kept
+    assert [n for n in listing(bucket, "checkpoints") if n.startswith("ckpt-")] == later
     fresh_process()
     policy = distrl.load_policy(URI)
     assert policy.updates == resumed["updates"] and policy.act(np.zeros(4, np.float32)) in (0, 1)

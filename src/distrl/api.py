@@ -139,9 +139,9 @@ def load_policy(run_dir: str | Path, *, epsilon: float = 0.0, env: EnvSpec | Non
 
 def evaluate(run_dir: str | Path, *, episodes: int | None = None, epsilon: float | None = None,
              video: str | Path | None = None, env: EnvSpec | None = None, network: NetworkFactory | None = None,
-             **unknown: Any) -> dict[str, Any]:
-    """Play a run's latest policy under its evaluation protocol (no-op starts on Atari, raw scores).
-    `distrl eval` calls it.
+             checkpoint: str | Path | None = None, **unknown: Any) -> dict[str, Any]:
+    """Play a run's latest policy (or an older checkpoint's) under its evaluation protocol (no-op starts on
+    Atari, raw scores). `distrl eval` calls it.
 
     Args:
         run_dir: the run's directory, a path or a storage URI.
@@ -150,30 +150,36 @@ def evaluate(run_dir: str | Path, *, episodes: int | None = None, epsilon: float
         video: a folder where each episode is recorded as eval-episode-I.mp4 (the `video` extra).
         env: the run's env factory, where config.json cannot import it.
         network: the run's network factory, where config.json cannot import it.
+        checkpoint: a checkpoint's file name in RUN_DIR/checkpoints, or its path (default: the latest);
+            a run keeps every one with keep_checkpoints=0.
 
     Returns:
         returns, mean, std, episodes, epsilon, human_normalized, env, checkpoint and updates (and videos:
-        the files); the same is written to RUN_DIR/eval.json.
+        the files); the same is written to RUN_DIR/eval.json (an older checkpoint's to
+        RUN_DIR/eval-<its file name>.json).
     """
+    from distrl.checkpoint import named_checkpoint
     from distrl.envs.video import Video, check_renders
     _refuse_unknown("evaluate", unknown)
     if episodes is not None and (not isinstance(episodes, int) or episodes < 1):
         raise ConfigError(f"invalid value {episodes!r} for episodes: accepted values are whole numbers >= 1")
     if video is not None and Path(video).exists() and not Path(video).is_dir():
         raise ConfigError(f"--video {video} is a file, not a folder: give a folder for the episodes' videos")
-    cfg = _load(run_dir, env, network)
+    cfg = _load(run_dir, env, network, checkpoint)
     if video is not None:
         check_renders(str(cfg.env))
     if epsilon is not None:
         C.set_value(cfg, "eval_epsilon", epsilon)
         C.validate(cfg)
-    evaluator = _evaluator(cfg, episodes)
+    chosen = named_checkpoint(Path(cfg.run_dir), checkpoint) if checkpoint is not None else None
+    evaluator = _evaluator(cfg, episodes, chosen)
     policy = evaluator.policy
     result = {**evaluator.run(None if video is None else Video(video)), "env": str(cfg.env),
               "checkpoint": _where(run_dir, policy.checkpoint), "updates": policy.updates}
     if video is not None:
         result["videos"] = [str(Path(video) / f"eval-episode-{i}.mp4") for i in range(result["episodes"])]
-    (Path(cfg.run_dir) / "eval.json").write_text(json.dumps(result, indent=2))
+    written = "eval.json" if chosen is None else f"eval-{chosen.stem}.json"
+    (Path(cfg.run_dir) / written).write_text(json.dumps(result, indent=2))
     if is_uri(run_dir):
         store_for(str(run_dir)).push()
     return result
@@ -259,14 +265,14 @@ def sweep(architecture: str, env: str, *, out: str | Path, grid: dict[str, list]
                      address=address or "", cpus_per_trial=cpus_per_trial, sample_seed=sample_seed)
 
 
-def _evaluator(cfg: Any, episodes: int | None) -> Any:
-    """The run's evaluator, its policy holding the latest checkpoint's parameters."""
+def _evaluator(cfg: Any, episodes: int | None, checkpoint: Path | None = None) -> Any:
+    """The run's evaluator, its policy holding the parameters of `checkpoint` (default: the latest)."""
     import torch
 
     from distrl.architectures import make_architecture
     arch = make_architecture(cfg)
     with torch.random.fork_rng(devices=[]):  # restoring a learner sets the RNG; the caller's stays as it was
-        params, info = arch.policy_params(Path(cfg.run_dir))
+        params, info = arch.policy_params(Path(cfg.run_dir), *([checkpoint] if checkpoint is not None else []))
     evaluator = arch.make_evaluator(episodes)
     evaluator.net.load_state_dict(params)
     evaluator.policy.checkpoint, evaluator.policy.updates = info.get("checkpoint"), info.get("updates")
@@ -282,10 +288,12 @@ def _env(env: EnvSpec) -> str:
                       "'CartPole-v1' or a module-level function returning a gymnasium.Env")
 
 
-def _load(run_dir: str | Path, env: EnvSpec | None, network: NetworkFactory | None) -> Any:
-    """The run's config, its run_dir where to read it on this host (a URI's local mirror)."""
+def _load(run_dir: str | Path, env: EnvSpec | None, network: NetworkFactory | None,
+          checkpoint: str | Path | None = None) -> Any:
+    """The run's config, its run_dir where to read it on this host (a URI's local mirror, with `checkpoint`
+    pulled too where it is a file name)."""
     from distrl.training import load_run_config
-    local = local_run(run_dir)
+    local = local_run(run_dir, named=Path(checkpoint).name if checkpoint is not None else None)
     cfg = load_run_config(local, str(run_dir))
     cfg.run_dir = str(local)
     if env is not None:

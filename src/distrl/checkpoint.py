@@ -88,8 +88,8 @@ def save_checkpoint(run_dir: Path, step: int, roles: dict[str, list[Any]], meta:
                     counters: dict[str, float] | None = None, returns: list[float] | None = None,
                     rng: torch.Tensor | None = None, replay: Mapping[int, Mapping[str, np.ndarray]] | None = None,
                     keep: int = 3) -> Path:
-    """Write checkpoints/ckpt-<step>.pt atomically and keep the newest `keep` files. `replay` (shard index ->
-    its table's arrays) is written first, so a checkpoint that exists has its whole replay set."""
+    """Write checkpoints/ckpt-<step>.pt atomically and keep the newest `keep` files (0: every one). `replay`
+    (shard index -> its table's arrays) is written first, so a checkpoint that exists has its whole replay set."""
     folder = checkpoint_dir(run_dir)
     for shard, arrays in (replay or {}).items():
         def write(f: IO[bytes], a: Mapping[str, Any] = arrays) -> None:
@@ -103,7 +103,7 @@ def save_checkpoint(run_dir: Path, step: int, roles: dict[str, list[Any]], meta:
     if rng is not None:
         payload["rng"] = rng
     _atomic_write(path, lambda f: torch.save(payload, f))
-    for old in list_checkpoints(run_dir)[:-keep]:
+    for old in list_checkpoints(run_dir)[:-keep] if keep else []:
         old.unlink(missing_ok=True)
     for old in folder.iterdir():  # replay copies are big: keep only the newest checkpoint's set
         if (m := _REPLAY.match(old.name)) and int(m.group(1)) < step:
@@ -169,6 +169,16 @@ def latest_checkpoint(run_dir: Path) -> Path:
         raise CheckpointError(f"no checkpoint in {checkpoint_dir(run_dir)}: nothing to resume; "
                               "start a new run without --resume")
     return found[-1]
+
+
+def named_checkpoint(run_dir: Path, name: str | Path) -> Path:
+    """A checkpoint of the run by its file name (ckpt-0000040000.pt) or path; a clear error where it is not one."""
+    path = Path(name) if Path(name).is_file() else checkpoint_dir(run_dir) / Path(name).name
+    if not path.is_file():
+        kept = ", ".join(p.name for p in list_checkpoints(run_dir)) or "none"
+        raise CheckpointError(f"no checkpoint {name} in {checkpoint_dir(run_dir)} (it holds: {kept}); give one of "
+                              "those, or train with --set keep_checkpoints=0 to keep every one")
+    return path
 
 
 def read_checkpoint(path: Path) -> dict[str, Any]:

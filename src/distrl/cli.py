@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "parameter shard) once, and check what restarts; report in chaos.json")
     ev = sub.add_parser("eval", help="evaluate a run's latest checkpoint; writes RUN_DIR/eval.json")
     ev.add_argument("run_dir", metavar="RUN_DIR")
+    ev.add_argument("--checkpoint", metavar="FILE", help="an older checkpoint of the run (its file name in "
+                    "RUN_DIR/checkpoints); writes RUN_DIR/eval-<its name>.json")
     ev.add_argument("--episodes", type=int, help="episodes to run (default: the run's eval_episodes)")
     ev.add_argument("--epsilon", type=float, help="exploration during evaluation (default: the run's, 0.001)")
     ev.add_argument("--video", metavar="DIR", help="record every episode as DIR/eval-episode-I.mp4 (the video extra)")
@@ -159,7 +161,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from distrl import api
 
-    result = api.evaluate(args.run_dir, episodes=args.episodes, epsilon=args.epsilon, video=args.video)
+    result = api.evaluate(args.run_dir, episodes=args.episodes, epsilon=args.epsilon, video=args.video,
+                          checkpoint=args.checkpoint)
     table = Table(title=f"distrl eval  {args.run_dir}", show_header=False)
     for key in ("env", "checkpoint", "updates", "episodes", "epsilon", "mean", "std", "human_normalized",
                 *(["videos"] if args.video else [])):

@@ -71,11 +71,14 @@ class RunStore:
             raise ConfigError(f"cannot list run directory {self.uri} ({type(exc).__name__}: {exc}); check the "
                               "URI and the credentials in the environment") from None
 
-    def pull(self, checkpoints: bool = True) -> Path:
+    def pull(self, checkpoints: bool = True, named: str | None = None) -> Path:
         """The run's top-level files and, with `checkpoints`, its newest checkpoint with that checkpoint's
-        replay set, into the mirror; returns the mirror."""
+        replay set, and the checkpoint file `named` where the bucket has it, into the mirror; returns the
+        mirror."""
         present = set(self.names())
         wanted = [name for name in TOP_FILES if name in present]
+        if named is not None and self.fs.exists(self._remote(f"checkpoints/{named}")):
+            wanted.append(f"checkpoints/{named}")
         if checkpoints and "checkpoints" in present:
             saved = sorted(Path(p).name for p in self.fs.ls(self._remote("checkpoints"), detail=False))
             steps = [m.group(2) for n in saved if (m := _CHECKPOINT.match(n)) and m.group(1) == "ckpt"]
@@ -96,17 +99,20 @@ class RunStore:
         st = path.stat()
         return st.st_size, st.st_mtime_ns
 
-    def push(self) -> None:
+    def push(self, keep: int | None = None) -> None:
         """Every file of the mirror that changed since it was last pushed or pulled goes to the URI (a
-        checkpoint's replay set before the checkpoint itself, as on a local disk); the checkpoints the
-        mirror rotated away go from the URI too."""
+        checkpoint's replay set before the checkpoint itself, as on a local disk). A training run's push
+        gives its `keep` (keep_checkpoints): the URI then keeps that many newest checkpoints, and only the
+        newest one's replay set. Any other push (eval, export) removes nothing: its mirror holds only the
+        checkpoints it pulled."""
         changed = sorted(self.unsent(), key=lambda p: (p.suffix == ".pt", str(p)))
         for path in changed:
             relative = path.relative_to(self.local).as_posix()
             stamp = self._stamp(path)
             self.fs.put_file(str(path), self._remote(relative))
             self._sent[relative] = stamp
-        self._rotate()
+        if keep is not None:
+            self._rotate(keep)
 
     def unsent(self) -> list[Path]:
         """The mirror's files that changed since they were last pushed or pulled."""
@@ -127,7 +133,7 @@ class RunStore:
             return
         shutil.rmtree(self._temporary, ignore_errors=True)
 
-    def _rotate(self) -> None:
+    def _rotate(self, keep: int) -> None:
         folder = self.local / "checkpoints"
         kept = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
         steps = [int(m.group(2)) for n in kept if (m := _CHECKPOINT.match(n)) and m.group(1) == "ckpt"]
@@ -137,9 +143,13 @@ class RunStore:
             saved = [Path(p).name for p in self.fs.ls(self._remote("checkpoints"), detail=False)]
         except FileNotFoundError:
             return
-        for name in saved:
-            m = _CHECKPOINT.match(name)
-            if m and name not in kept and int(m.group(2)) < max(steps):
+        found = [(m, name) for name in saved if (m := _CHECKPOINT.match(name))]
+        every = sorted(set(steps) | {int(m.group(2)) for m, _ in found if m.group(1) == "ckpt"})
+        retained = set(every[-keep:] if keep else every)
+        for m, name in found:
+            step = int(m.group(2))
+            if m.group(1) == "ckpt" and step not in retained or \
+                    m.group(1) == "replay" and name not in kept and step < max(steps):
                 self.fs.rm_file(self._remote(f"checkpoints/{name}"))
                 self._sent.pop(f"checkpoints/{name}", None)
 
@@ -172,9 +182,9 @@ def forget_mirrors() -> None:
     _STORES.clear()
 
 
-def local_run(run_dir: str | Path, checkpoints: bool = True) -> Path:
+def local_run(run_dir: str | Path, checkpoints: bool = True, named: str | None = None) -> Path:
     """Where to read the run `run_dir` on this host: itself, or the mirror of a URI with its top-level files
-    (and newest checkpoint) pulled."""
+    (and newest checkpoint, and the checkpoint file `named`) pulled."""
     if not is_uri(run_dir):
         return Path(run_dir)
-    return store_for(str(run_dir)).pull(checkpoints=checkpoints)
+    return store_for(str(run_dir)).pull(checkpoints=checkpoints, named=named)

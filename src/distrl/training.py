@@ -6,6 +6,7 @@ import json
 import math
 import shutil
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -151,8 +152,8 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         hook = Chaos(chaos, cfg.max_frames, seed=cfg.seed)
     try:
         try:
-            result = runtime.run(arch, run_dir, monitor, resume=resume, hook=hook,
-                                 saved=store.push if store is not None else None)
+            pushed = partial(store.push, keep=cfg.keep_checkpoints) if store is not None else None
+            result = runtime.run(arch, run_dir, monitor, resume=resume, hook=hook, saved=pushed)
         finally:
             monitor.close()
         if store is not None and result["resumed_from"]:  # named where the run is, not by its mirror
@@ -160,7 +161,7 @@ def train(cfg: Any, *, resume: bool = False, overwrite: bool = False, live: bool
         summary = _summary(cfg, result, monitor, run_dir, hook)
     finally:
         if store is not None:
-            store.push()  # whatever the run got to, interrupted or not
+            store.push(keep=cfg.keep_checkpoints)  # whatever the run got to, interrupted or not
     return summary
 
 

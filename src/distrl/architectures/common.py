@@ -198,16 +198,16 @@ class Checkpoints:
 
     def save(self, run_dir: Path, step: int, roles: dict[str, list[Any]], counters: dict[str, float],
              returns: list[float], rng: torch.Tensor | None = None,
-             replay: dict[int, dict[str, np.ndarray]] | None = None) -> Path:
+             replay: dict[int, dict[str, np.ndarray]] | None = None, keep: int = 3) -> Path:
         return save_checkpoint(run_dir, step, roles, self.meta(), counters=counters, returns=returns,
-                               rng=rng, replay=replay)
+                               rng=rng, replay=replay, keep=keep)
 
-    def restore(self, run_dir: Path, required: bool = True) -> dict[str, Any] | None:
-        """The newest checkpoint (roles, counters, returns, rng) with its path; None if there is none
-        and it is not required. A role saved with another instance count is refused."""
-        if not required and not list_checkpoints(run_dir):
+    def restore(self, run_dir: Path, required: bool = True, path: Path | None = None) -> dict[str, Any] | None:
+        """The newest checkpoint, or the one at `path` (roles, counters, returns, rng) with its path; None if
+        there is none and it is not required. A role saved with another instance count is refused."""
+        if path is None and not required and not list_checkpoints(run_dir):
             return None
-        path = latest_checkpoint(run_dir)
+        path = path or latest_checkpoint(run_dir)
         meta = self.meta()
         data = load_checkpoint(path, meta["architecture"], meta["shapes"])
         for role, (count, key) in self.role_counts.items():

@@ -146,9 +146,10 @@ def q_learner(cfg: Any, net: torch.nn.Module, device: str) -> DQNLearner:
     return DQNLearner(net, cfg.learner, device=device, bf16=use_bf16(cfg.learner.bf16, device))
 
 
-def learner_policy(builder: Any, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-    """The latest checkpoint's online network, for `distrl eval`."""
+def learner_policy(builder: Any, run_dir: Path,
+                   checkpoint: Path | None = None) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """The online network of `checkpoint` (default: the latest), for `distrl eval`."""
     learner = builder.make_learner()
-    data = builder.topology().checkpoints.restore(run_dir)
+    data = builder.topology().checkpoints.restore(run_dir, path=checkpoint)
     learner.load_state_dict(data["roles"]["learner"][0])
     return learner.latest()[0], {"checkpoint": data["path"], "updates": learner.updates}

@@ -58,9 +58,11 @@ def shards_policy(spec: ShardSpec, roles: dict[str, list[Any]], transport: Any) 
     return {k: v.numpy() for k, v in flat_params(spec.make_net, flat).items()}, int(versions.min())
 
 
-def shards_policy_params(builder: Any, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-    """The latest checkpoint's parameters (the shards' values joined) as a state dict, for `distrl eval`."""
-    data = builder.topology().checkpoints.restore(run_dir)
+def shards_policy_params(builder: Any, run_dir: Path,
+                         checkpoint: Path | None = None) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+    """The parameters of `checkpoint` (default: the latest; the shards' values joined) as a state dict, for
+    `distrl eval`."""
+    data = builder.topology().checkpoints.restore(run_dir, path=checkpoint)
     shards = data["roles"]["ps"]
     flat = torch.cat([s["values"] for s in shards]).numpy()
     return flat_params(builder.make_net, flat), {"checkpoint": data["path"],

@@ -128,6 +128,9 @@ class RayConfig:
     # Each actor's share of a GPU (Ape-X, DQN): its batched forward pass runs there, the envs on its core.
     # 0: on the CPU. With one GPU the shares and learner_gpus must fit in it, e.g. 10 actors x 0.05 + 0.5.
     actor_gpus: float = ranged(0.0, ge=0, le=1)
+    # ROLE=N pairs, comma-separated: that role's processes run at niceness N instead of Ray's worker_niceness
+    # (15), e.g. evaluator=19, so that on a small machine evaluating takes only what training leaves idle
+    niceness: str = ""
 
 
 @dataclass
@@ -151,6 +154,8 @@ class RunConfig:
     run_dir: str = ""
     log_every_s: float = ranged(5.0, gt=0)
     checkpoint_every: int = ranged(5000, ge=1)  # learner updates (Gorila: global parameter-server updates) between checkpoints
+    # the newest checkpoints the run keeps (0: every one, to evaluate them after the run: distrl eval --checkpoint)
+    keep_checkpoints: int = ranged(3, ge=0, accepted="whole numbers >= 0 (0: every one)")
     eval_protocol: str = "apex"      # named values of the three below (EVAL_PROTOCOLS); values set by name win
     eval_episodes: int = ranged(20, ge=0)
     eval_epsilon: float = ranged(0.001, ge=0, le=1)
@@ -182,6 +187,11 @@ class RunConfig:
         pairs = [p.partition("=") for p in self.nodes.split(",")] if self.nodes else []
         check(all(role and sep and is_ip(ip) for role, sep, ip in pairs), "nodes", self.nodes,
               "ROLE=IP pairs, comma-separated, e.g. learner=10.0.0.2,replay=10.0.0.2, or empty")
+        niceness = getattr(getattr(self, "ray", None), "niceness", "")
+        pairs = [p.partition("=") for p in niceness.split(",")] if niceness else []
+        check(all(role.strip() and sep and n.strip().lstrip("-").isdigit() and -20 <= int(n) <= 19
+                  for role, sep, n in pairs), "ray.niceness", niceness,
+              "ROLE=N pairs, comma-separated, N from -20 to 19, e.g. evaluator=19, or empty")
 
     def replay_start_steps(self) -> int:
         """Agent steps before the first learner update, at the earliest: a replay-based learner waits for

@@ -370,7 +370,8 @@ class Driver:
         episodes = sum(v for k, v in self.totals.items() if k.endswith("/episodes"))
         counters = {"frames": self.frames(), "episodes": episodes, **self.totals}
         path = self.topology.checkpoints.save(self.run_dir, step, {name: states}, counters,
-                                              list(self.monitor.returns), rng=rng, replay=self._replay_set())
+                                              list(self.monitor.returns), rng=rng, replay=self._replay_set(),
+                                              keep=self.cfg.keep_checkpoints)
         if self.saved is not None:
             self.saved()
         return str(path)

@@ -145,5 +145,6 @@ class ApexDPG:
         return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes, epsilon=0.0,
                                  policy="deterministic")
 
-    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-        return learner_policy(self, run_dir)
+    def policy_params(self, run_dir: Path,
+                      checkpoint: Path | None = None) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+        return learner_policy(self, run_dir, checkpoint)

@@ -140,8 +140,9 @@ class BA3C(Hooks):
     def params(self, flat: np.ndarray) -> dict[str, torch.Tensor]:
         return flat_params(self.make_net, flat)
 
-    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-        return shards_policy_params(self, run_dir)
+    def policy_params(self, run_dir: Path,
+                      checkpoint: Path | None = None) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+        return shards_policy_params(self, run_dir, checkpoint)
 
 
 def round_gauges(waits: list[float], dropped_late: float) -> dict[str, float]:

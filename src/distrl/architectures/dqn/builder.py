@@ -86,5 +86,6 @@ class DQN:
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes)
 
-    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-        return learner_policy(self, run_dir)
+    def policy_params(self, run_dir: Path,
+                      checkpoint: Path | None = None) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+        return learner_policy(self, run_dir, checkpoint)

@@ -213,8 +213,9 @@ class Gorila(Hooks):
         """The flat parameter vector as the network's state dict (for the evaluator)."""
         return flat_params(self.make_net, flat)
 
-    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-        return shards_policy_params(self, run_dir)
+    def policy_params(self, run_dir: Path,
+                      checkpoint: Path | None = None) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+        return shards_policy_params(self, run_dir, checkpoint)
 
 
 def gorila_counters(totals: dict[str, float], ps: dict[str, int], replays: list[dict[str, Any]]) -> dict[str, float]:

@@ -89,5 +89,6 @@ class R2D2:
     def make_evaluator(self, episodes: int | None = None) -> Evaluator:
         return Evaluator.for_run(self.cfg, self.make_net(), self.seeds["evaluator"], episodes, policy="recurrent_q")
 
-    def policy_params(self, run_dir: Path) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
-        return learner_policy(self, run_dir)
+    def policy_params(self, run_dir: Path,
+                      checkpoint: Path | None = None) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+        return learner_policy(self, run_dir, checkpoint)

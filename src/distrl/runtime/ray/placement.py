@@ -89,20 +89,39 @@ class RayTransport:
             return cast(bool, ray.get_runtime_context().was_current_actor_reconstructed)
 
 
-def hosted(cls: type, torch_threads: int) -> type:
-    """`cls` as a role in a Ray actor of its own: torch gets `torch_threads` threads (0: one per core), and
-    the roles it links to arrive as Ray actor names, looked up here. A handle given as a constructor
-    argument would put the arguments in the object store, and Ray could not restart the actor once they
-    were gone (ray-project/ray#53727); names are plain data that every restart gets again. The class
-    keeps its name, so Ray's logs and actor table say which role it is."""
+def hosted(cls: type, torch_threads: int, niceness: int | None = None) -> type:
+    """`cls` as a role in a Ray actor of its own: torch gets `torch_threads` threads (0: one per core), the
+    process runs at `niceness` (None: Ray's), and the roles it links to arrive as Ray actor names, looked up
+    here. A handle given as a constructor argument would put the arguments in the object store, and Ray
+    could not restart the actor once they were gone (ray-project/ray#53727); names are plain data that
+    every restart gets again. The class keeps its name, so Ray's logs and actor table say which role it is."""
 
     def __init__(self: Any, parts: Any, index: int, links: dict[str, list[str]], transport: Any) -> None:
+        if niceness is not None:
+            renice(niceness, cls.__name__)
         torch.set_num_threads(torch_threads or os.cpu_count() or 1)
         links_by_name = {k: [named(n) for n in names] for k, names in links.items()}
         cls.__init__(self, parts, index, links_by_name, transport)  # type: ignore[misc]  # the class it wraps
 
     return type(cls.__name__, (cls,), {"__init__": __init__, "__module__": cls.__module__,
                                        "__doc__": cls.__doc__})
+
+
+def renice(niceness: int, who: str) -> None:
+    """Every thread of this process at `niceness`: Linux keeps one per thread, and Ray's worker has started
+    its threads before the actor's constructor runs (Ray sets one niceness for all its workers, so no
+    library call does this per actor)."""
+    tasks = Path("/proc/self/task")
+    try:
+        for tid in [int(t.name) for t in tasks.iterdir()] if tasks.is_dir() else [0]:
+            try:
+                os.setpriority(os.PRIO_PROCESS, tid, niceness)
+            except ProcessLookupError:
+                pass  # the thread has ended
+    except PermissionError:
+        raise ConfigError(f"ray.niceness: {who} may not run at niceness {niceness} (below Ray's "
+                          f"{os.getpriority(os.PRIO_PROCESS, 0)} needs CAP_SYS_NICE): raise niceness only, "
+                          "e.g. evaluator=19") from None
 
 
 def named(name: str, timeout_s: float = 60.0) -> Any:
@@ -124,7 +143,7 @@ class RayPlacement:
     def __init__(self, cfg: Any = None) -> None:
         self.cfg = cfg
         self.transport = RayTransport(getattr(cfg, "ray", None))
-        self._classes: dict[tuple[type, int], Any] = {}
+        self._classes: dict[tuple[type, int, int | None], Any] = {}
         self._run = uuid.uuid4().hex[:8]  # names unique to this run: several runs may share a cluster
         self._names: dict[int, str] = {}  # id() of each handle started -> its actor's name
 
@@ -134,10 +153,13 @@ class RayPlacement:
         share for actors that cannot use it fails first."""
         check_gpu_shares(roles, cfg)
         nodes = role_nodes(cfg)
-        unknown = sorted(set(nodes) - {r.name for r in roles})
-        if unknown:
-            raise ConfigError(f"nodes={cfg.nodes!r} names {', '.join(unknown)}, not a role of {cfg.architecture} "
-                              f"(its roles: {', '.join(r.name for r in roles if r.count)})")
+        for key, text, named_roles in (("nodes", getattr(cfg, "nodes", ""), nodes),
+                                       ("ray.niceness", getattr(getattr(cfg, "ray", None), "niceness", ""),
+                                        role_niceness(cfg))):
+            unknown = sorted(set(named_roles) - {r.name for r in roles})
+            if unknown:
+                raise ConfigError(f"{key}={text!r} names {', '.join(unknown)}, not a role of {cfg.architecture} "
+                                  f"(its roles: {', '.join(r.name for r in roles if r.count)})")
         for role in roles:
             node_affinity(nodes.get(role.name, ""))
 
@@ -149,9 +171,10 @@ class RayPlacement:
         if share := gpu_share(role, self.cfg):
             options["num_gpus"] = share if share > 0 else float(ray.cluster_resources().get("GPU", 0) >= 1)
         cls = role.apart or role.cls  # here its callers run in processes of their own
-        key = (cls, role.torch_threads)
+        nice = role_niceness(self.cfg).get(role.name)
+        key = (cls, role.torch_threads, nice)
         if key not in self._classes:
-            self._classes[key] = ray.remote(hosted(cls, role.torch_threads))
+            self._classes[key] = ray.remote(hosted(cls, role.torch_threads, nice))
         name = options["name"] = f"distrl-{self._run}-{role.name}-{index}"
         names = {k: [self._names[id(h)] for h in handles] for k, handles in links.items()}
         handle = self._classes[key].options(**options).remote(role.parts, index, names, self.transport)
@@ -177,8 +200,17 @@ class RayPlacement:
 
 def role_nodes(cfg: Any) -> dict[str, str]:
     """The config's `nodes` (ROLE=IP pairs) by role."""
-    text = getattr(cfg, "nodes", "") or ""
-    return {role.strip(): ip.strip() for role, _, ip in (p.partition("=") for p in text.split(",") if p)}
+    return by_role(getattr(cfg, "nodes", "") or "")
+
+
+def role_niceness(cfg: Any) -> dict[str, int]:
+    """The config's `ray.niceness` (ROLE=N pairs) by role."""
+    return {role: int(n) for role, n in by_role(getattr(getattr(cfg, "ray", None), "niceness", "") or "").items()}
+
+
+def by_role(text: str) -> dict[str, str]:
+    """ROLE=VALUE pairs, comma-separated, by role."""
+    return {role.strip(): value.strip() for role, _, value in (p.partition("=") for p in text.split(",") if p)}
 
 
 def gpu_share(role: Role, cfg: Any) -> float:
