@@ -54,6 +54,7 @@ import numpy as np
 from bench import results as R
 from bench import role_cpu
 from bench.runs import ROOT, command_line, number, params_wall_s, run_for
+from distrl.checkpoint import list_checkpoints
 from distrl.config.fit import Machine, atari_plan
 from distrl.nets.precision import has_bf16_units
 
@@ -140,7 +141,7 @@ def evaluate_after(run_dir: Path, workers: int) -> list[dict]:
     appended to AFTER_EVALS in the order they finish. Returns every row of AFTER_EVALS."""
     path = run_dir / AFTER_EVALS
     done = {r["checkpoint"] for r in read_csv(path)}
-    todo = [c for c in sorted((run_dir / "checkpoints").glob("ckpt-*.pt")) if c.name not in done]
+    todo = [c for c in list_checkpoints(run_dir) if c.name not in done]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     episodes = str(SAME_EVALUATION["eval_episodes"])
     running: list[tuple[Path, subprocess.Popen]] = []

@@ -30,17 +30,18 @@ from pathlib import Path
 
 from bench import results, role_cpu
 from bench.runs import ROOT, command_line, metrics_rows
+from distrl.checkpoint import checkpoint_step, latest_checkpoint
 
 
 def copy_checkpoint(source: Path, dest: Path) -> int:
     """The run's config and newest checkpoint, alone, in `dest` (a resumable run directory); its updates."""
-    newest = max((source / "checkpoints").glob("ckpt-*.pt"))
+    newest = latest_checkpoint(source)
     if dest.exists():
         shutil.rmtree(dest)
     (dest / "checkpoints").mkdir(parents=True)
     shutil.copy2(source / "config.json", dest / "config.json")
     shutil.copy2(newest, dest / "checkpoints" / newest.name)
-    return int(newest.stem.split("-")[1])
+    return checkpoint_step(newest)
 
 
 def measure(arch: str, source: Path, dest: Path, sets: list[str], warm_s: float, seconds: float,

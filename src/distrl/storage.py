@@ -148,8 +148,8 @@ class RunStore:
         retained = set(every[-keep:] if keep else every)
         for m, name in found:
             step = int(m.group(2))
-            if m.group(1) == "ckpt" and step not in retained or \
-                    m.group(1) == "replay" and name not in kept and step < max(steps):
+            if (m.group(1) == "ckpt" and step not in retained) or \
+                    (m.group(1) == "replay" and name not in kept and step < max(steps)):
                 self.fs.rm_file(self._remote(f"checkpoints/{name}"))
                 self._sent.pop(f"checkpoints/{name}", None)
 

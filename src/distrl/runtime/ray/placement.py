@@ -152,14 +152,12 @@ class RayPlacement:
         """Before anything starts: a role `nodes` does not know, a node address no live node has, or a GPU
         share for actors that cannot use it fails first."""
         check_gpu_shares(roles, cfg)
-        nodes = role_nodes(cfg)
-        for key, text, named_roles in (("nodes", getattr(cfg, "nodes", ""), nodes),
-                                       ("ray.niceness", getattr(getattr(cfg, "ray", None), "niceness", ""),
-                                        role_niceness(cfg))):
-            unknown = sorted(set(named_roles) - {r.name for r in roles})
+        for key, text in (("nodes", nodes_text(cfg)), ("ray.niceness", niceness_text(cfg))):
+            unknown = sorted(set(by_role(text)) - {r.name for r in roles})
             if unknown:
                 raise ConfigError(f"{key}={text!r} names {', '.join(unknown)}, not a role of {cfg.architecture} "
                                   f"(its roles: {', '.join(r.name for r in roles if r.count)})")
+        nodes = role_nodes(cfg)
         for role in roles:
             node_affinity(nodes.get(role.name, ""))
 
@@ -198,14 +196,22 @@ class RayPlacement:
             ray.kill(handle)
 
 
+def nodes_text(cfg: Any) -> str:
+    return getattr(cfg, "nodes", "") or ""
+
+
+def niceness_text(cfg: Any) -> str:
+    return getattr(getattr(cfg, "ray", None), "niceness", "") or ""
+
+
 def role_nodes(cfg: Any) -> dict[str, str]:
     """The config's `nodes` (ROLE=IP pairs) by role."""
-    return by_role(getattr(cfg, "nodes", "") or "")
+    return by_role(nodes_text(cfg))
 
 
 def role_niceness(cfg: Any) -> dict[str, int]:
     """The config's `ray.niceness` (ROLE=N pairs) by role."""
-    return {role: int(n) for role, n in by_role(getattr(getattr(cfg, "ray", None), "niceness", "") or "").items()}
+    return {role: int(n) for role, n in by_role(niceness_text(cfg)).items()}
 
 
 def by_role(text: str) -> dict[str, str]:
