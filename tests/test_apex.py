@@ -111,6 +111,24 @@ def test_resume_continues_from_the_checkpoint(tmp_path, capsys):
     assert second["resumed_from"].endswith(f"ckpt-{first['updates']:010d}.pt")
 
 
+
+def test_a_resume_at_another_replay_ratio_learns_at_once(tmp_path):
+    """The replay refills on --resume, and the ratio paces it from there: a run at 8 samples per insert
+    resumed at 1 learns on the new inserts, where counted from its start it would wait 7 inserts for
+    each one already made."""
+    run = tmp_path / "run"
+    sets = sum((["--set", f"{k}={v}"] for k, v in {**SMALL, "replay.samples_per_insert": 8}.items()), [])
+    assert main(["train", "apex", "--env", "CartPole-v1", "--max-frames", "2000", "--seed", "2", "--quiet",
+                 "--run-dir", str(run), *sets]) == 0
+    first = json.loads((run / "summary.json").read_text())
+    assert main(["train", "apex", "--resume", str(run), "--max-frames", "4000", "--quiet",
+                 "--set", "replay.samples_per_insert=1"]) == 0
+    second = json.loads((run / "summary.json").read_text())
+    batch = C.build_config("apex", "CartPole-v1").learner.batch_size
+    new_inserts = second["frames"] - first["frames"]
+    # one sample per insert past the refill's 200, in whole batches
+    assert (new_inserts - 200) // batch - 2 <= second["updates"] - first["updates"] <= new_inserts // batch
+
 @pytest.mark.learning(seconds=45)
 def test_apex_inline_learns_cartpole(tmp_path):
     """The issue's acceptance run: seed 1, up to 60k frames, eval over 20 episodes >= 400 (it stops at the

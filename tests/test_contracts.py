@@ -148,6 +148,22 @@ def test_the_pacing_grants_whole_batches_of_the_ratio_and_holds_actors_in_its_ba
     assert not pacing.may_insert({"actors/steps": 200, "learner/samples": 269}, {})
 
 
+
+def test_a_pacing_counted_from_a_resume_paces_only_what_came_after():
+    """A run that sampled 8 per insert resumes at 1: counted from the start, 1,000 inserts and 8,000
+    samples would hold the learner for 7,000 more inserts; counted from the resume it is a fresh start."""
+    from distrl.architectures.base import Pacing
+    old = {"actors/steps": 1000, "learner/samples": 7936, "learner/skipped_updates": 1}  # 8,000 samples
+    pacing = Pacing(1.0, 100, batch=64).banded(10)
+    assert pacing.batches({**old, "actors/steps": 8000}) == 0  # from the run's start: 8,000 - 8,000
+    resumed = pacing.from_now(old)
+    assert resumed.start == (1000, 8000)
+    assert resumed.batches({**old, "actors/steps": 1127}) == 1  # 127 new inserts: one batch of 64
+    assert resumed.batches({**old, "actors/steps": 1127, "learner/samples": 8000}) == 0  # and it was taken
+    assert resumed.may_insert({**old, "actors/steps": 1100}, {})  # free up to min_size again
+    assert not resumed.may_insert({**old, "actors/steps": 1200}, {})  # 200 - 0 > 100 + 10
+    assert resumed.from_now({**old, "actors/steps": 1200}).start == (1200, 8000)  # a second resume adds on
+
 def test_every_architecture_has_a_case_in_the_inline_digests():
     """bench/inline_digests.py shows a refactor leaves inline runs bit-identical: for every registered one."""
     from bench.inline_digests import uncovered

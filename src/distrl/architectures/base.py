@@ -81,16 +81,26 @@ class Pacing:
     per_step: float = 1.0  # replay items an inserter's step makes (R2D2: one sequence every `period` steps)
     envs: int = 1  # envs an inserter steps at each step of its call
     limiter: RateLimiter | None = None
+    start: tuple[float, float] = (0.0, 0.0)  # (inserts, samples) counted before this replay began
+
 
     def banded(self, steps: float) -> Pacing:
         """This pacing with its limiter, whose band is what `steps` steps of the inserter's every env make."""
         spi, band = self.samples_per_insert, steps * self.envs * self.per_step
         return replace(self, limiter=SampleToInsertRatio(spi, self.min_size, error_buffer=spi * band))
 
+    def from_now(self, totals: dict[str, float]) -> Pacing:
+        """This pacing counted from `totals` on. A resumed run whose replay refills from empty paces that
+        replay's inserts and samples (as Reverb's limiter belongs to its table): counted from the run's
+        start, a ratio changed at the resume would hold the learner until the actors had made up the
+        whole earlier run's difference."""
+        inserts, samples = self.counts(totals)
+        return replace(self, start=(self.start[0] + inserts, self.start[1] + samples))
+
     def counts(self, totals: dict[str, float]) -> tuple[float, float]:
         skipped = totals.get(f"{self.sampler}/skipped_updates", 0) * self.batch
-        return (totals.get(f"{self.inserter}/steps", 0) * self.per_step,
-                totals.get(f"{self.sampler}/samples", 0) + skipped)
+        return (totals.get(f"{self.inserter}/steps", 0) * self.per_step - self.start[0],
+                totals.get(f"{self.sampler}/samples", 0) + skipped - self.start[1])
 
     def band(self) -> RateLimiter:
         if self.limiter is None:

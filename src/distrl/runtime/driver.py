@@ -135,6 +135,8 @@ class Driver:
         if not data:
             return None
         self.totals = {k: float(v) for k, v in data["counters"].items() if "/" in k}
+        if self.pacing is not None and not self.saves_replay:  # the replay refills: its ratio starts anew
+            self.pacing = self.pacing.from_now(self.totals)
         self.monitor.add_returns(list(data["returns"]))
         return cast(str, data["path"])
 
