@@ -53,3 +53,26 @@ def test_the_builders_resolve_learner_bf16_against_this_machine(tmp_path):
     for arch, cls in (("apex", Apex), ("dqn", DQN)):  # the DQN learner's, from its own config
         builder = cls(C.build_config(arch, "CartPole-v1", overrides={"learner.bf16": True, "run_dir": str(tmp_path / arch)}))
         assert builder.make_learner().bf16 is here
+
+
+def test_actor_bf16_acts_in_bfloat16_where_the_cpu_has_units_and_its_q_values_stay_float32(tmp_path):
+    """Ape-X's actor.bf16: the acting pass in autocast, its q-values (the priorities' source) float32 and within
+    bfloat16's rounding of the float32 pass; the same numbers as float32 where the CPU has no units."""
+    import numpy as np
+
+    here = has_bf16_units("cpu")
+    arch = Apex(C.build_config("apex", "CartPole-v1", overrides={"actor.bf16": True, "run_dir": str(tmp_path / "a")}))
+
+    class Sink:
+        def add(self, batch, priorities):
+            pass
+
+    actor = arch.make_actor(0, sink=Sink(), source=arch.make_learner())
+    assert actor.bf16 is here and arch.cfg.actor.bf16
+    obs = [np.random.default_rng(k).normal(size=4).astype(np.float32) for k in range(8)]
+    q = actor._q_values(obs)
+    actor.bf16 = False
+    q32 = actor._q_values(obs)
+    assert q.dtype == np.float32 and q.shape == q32.shape == (8, 2)
+    assert np.allclose(q, q32, rtol=0.05, atol=0.02)
+    assert (not np.array_equal(q, q32)) is here  # bfloat16's hidden layers round where they run

@@ -12,6 +12,7 @@ from torch import nn
 from distrl.algos.dqn import nstep_td_priorities
 from distrl.contracts import ParameterSource, Sink
 from distrl.envs.make import EnvList
+from distrl.nets.precision import bf16_autocast, use_bf16
 from distrl.replay.adder import NStepAdder
 
 
@@ -138,16 +139,18 @@ class Actor(NStepActor):
                  sink: Sink, source: ParameterSource, n_step: int, gamma: float, flush_size: int,
                  pull_every: int, frame_skip: int = 1, seed: int = 0,
                  epsilon_schedule: Callable[[int], float | np.ndarray] | None = None,
-                 watch_env: int | None = None, envs: Any = None):
+                 watch_env: int | None = None, envs: Any = None, bf16: bool = False):
         """`epsilon_schedule(version)`, if given, sets the envs' epsilons (one for all, or one each) from
         the version of the parameters pulled (Gorila anneals over global parameter-server updates, Ape-X's
-        warm-up over learner updates)."""
+        warm-up over learner updates). `bf16` (actor.bf16) acts in bfloat16 autocast where the device
+        computes it; the q-values, and so the priorities, come out of float32 output layers."""
         super().__init__(make_env, len(epsilons), net, sink=sink, source=source, n_step=n_step, gamma=gamma,
                          flush_size=flush_size, pull_every=pull_every, frame_skip=frame_skip, seed=seed,
                          watch_env=watch_env, envs=envs)
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
         self.epsilon_schedule = epsilon_schedule
-        self.device = torch.device("cpu")
+        self.bf16_asked = bf16
+        self.place("cpu")
         # transitions awaiting q(s_{t+k})
         self._waiting: list[list[dict[str, Any]]] = [[] for _ in range(len(self.envs))]
         self._loaded()  # the schedule's epsilons before any parameters arrive (version -1)
@@ -161,10 +164,13 @@ class Actor(NStepActor):
         """Run the forward pass on `device` (ray.actor_gpus: a share of a GPU); parameters pulled are copied there."""
         self.device = torch.device(device)
         self.net.to(self.device)
+        self.bf16 = use_bf16(self.bf16_asked, self.device, option="actor.bf16")
 
     @torch.no_grad()
     def _q_values(self, obs: Sequence[np.ndarray]) -> np.ndarray:
-        return cast(np.ndarray, self.net(torch.as_tensor(np.stack(obs)).to(self.device)).cpu().numpy())
+        with bf16_autocast(self.device, self.bf16):
+            q = self.net(torch.as_tensor(np.stack(obs)).to(self.device))
+        return cast(np.ndarray, q.float().cpu().numpy())
 
     def _step(self) -> None:
         q = self._q_values(self.obs)

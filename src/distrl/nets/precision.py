@@ -1,5 +1,5 @@
-"""bfloat16 in the learners (`learner.bf16`), for CPUs with bf16 units: the networks' hidden layers run in
-autocast, their output layers in float32. A q of 1,000 in bfloat16 is 1,000 +- 4, a TD error's size."""
+"""bfloat16 in the learners (`learner.bf16`) and Ape-X's actors (`actor.bf16`), for CPUs with bf16 units: the
+networks' hidden layers run in autocast, their output layers in float32. A q of 1,000 in bfloat16 is 1,000 +- 4, a TD error's size."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 CPU_BF16_FLAGS = re.compile(r"\b(avx512_bf16|amx_bf16)\b")
-_noted: set[str] = set()
+_noted: set[tuple[str, str]] = set()
 
 
 def bf16_autocast(device: torch.device, enabled: bool) -> torch.autocast:
@@ -41,11 +41,19 @@ def has_bf16_units(device: torch.device | str, cpuinfo: Path = Path("/proc/cpuin
         return False
 
 
-def use_bf16(asked: bool, device: torch.device | str, cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
-    """`learner.bf16` on this device: bfloat16 where asked and the device has the units; float32, with a
-    note, where asked and it has not (there bfloat16 would only be slower)."""
+def use_bf16(asked: bool, device: torch.device | str, cpuinfo: Path = Path("/proc/cpuinfo"),
+             option: str = "learner.bf16") -> bool:
+    """`option` (learner.bf16, actor.bf16) on this device: bfloat16 where asked and the device has the
+    units; float32, with a note, where asked and it has not (there bfloat16 would only be slower)."""
     if not asked:
         return False
+    if has_bf16_units(device, cpuinfo):
+        return True
+    if (option, str(device)) not in _noted:  # once per process: a runtime may build a role more than once
+        _noted.add((option, str(device)))
+        print(f"distrl: {option} is on but its device ({device}) has no bfloat16 units (a CPU needs "
+              "AVX512-BF16 or AMX); it runs in float32", file=sys.stderr)
+    return False
     if has_bf16_units(device, cpuinfo):
         return True
     if str(device) not in _noted:  # once per process: a runtime may build the learner more than once

@@ -76,7 +76,7 @@ class Apex:
                      epsilon_schedule=self.epsilon_schedule(index),
                      n_step=cfg.learner.n_step, gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size,
                      pull_every=cfg.actor.pull_every, frame_skip=env.frame_skip, seed=seed + k,
-                     watch_env=k - 1 if index == cfg.actors - 1 else None)
+                     watch_env=k - 1 if index == cfg.actors - 1 else None, bf16=cfg.actor.bf16)
 
     def actor_epsilons(self, index: int) -> list[float]:
         """Each env of each actor gets its own eps_i over all N * envs_per_actor envs."""

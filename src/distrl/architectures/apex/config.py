@@ -27,6 +27,9 @@ class ActorConfig:
     epsilon_warmup_updates: int = ranged(0, ge=0)
     flush_size: int = ranged(50, ge=1)  # transitions per batch sent to replay (B = 50)
     pull_every: int = ranged(400, ge=1)  # frames between parameter pulls
+    # the acting forward pass's hidden layers in bfloat16 autocast (q outputs float32) where the actor's device
+    # has bf16 units; float32 elsewhere (not in the paper: half a 2-core Pong actor's time was that pass)
+    bf16: bool = False
 
 
 @dataclass
