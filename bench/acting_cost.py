@@ -6,12 +6,12 @@ compressed with each codec, or each frame once: replay.share_frames).
     python -m bench.acting_cost              # K = 8, 10 s a row
     python -m bench.acting_cost --envs 4 --forward-batches 4,8,16 --out bench/results/acting-cost-issue59.jsonl
 
-The forward pass is timed for each of `--forward-batches` (default K), in float32 and in the learner's
-bfloat16 autocast (`learner.bf16`), per env step: one pass a step over an actor's envs reads the dueling
-head's two 3,136 x 512 weight matrices whatever the batch, so more envs an actor share those reads
-(issue 59: half of the 2-core Pong actor's main thread was this pass, bench/results/actor-profile-apex-pong-cpu2-issue59.jsonl).
-Random actions; ratios to distrl's wrapper chain. Prints figures, and with `--out` appends the env and forward
-rows as a sitting of bench/results/; asserts nothing."""
+The forward pass is timed for each of `--forward-batches` (default K), in float32 and in bfloat16
+autocast (`actor.bf16`), per env step: one pass a step over an actor's envs reads the dueling head's
+two 3,136 x 512 weight matrices whatever the batch, so more envs an actor share those reads (issue 59:
+half of the 2-core Pong actor's main thread was this pass, bench/results/actor-profile-apex-pong-cpu2-issue59.jsonl).
+Random actions; ratios to distrl's wrapper chain. Prints figures, and with `--out` appends the env and
+forward rows as a sitting of bench/results/; asserts nothing."""
 
 from __future__ import annotations
 

@@ -83,7 +83,6 @@ class Pacing:
     limiter: RateLimiter | None = None
     start: tuple[float, float] = (0.0, 0.0)  # (inserts, samples) counted before this replay began
 
-
     def banded(self, steps: float) -> Pacing:
         """This pacing with its limiter, whose band is what `steps` steps of the inserter's every env make."""
         spi, band = self.samples_per_insert, steps * self.envs * self.per_step

@@ -1,5 +1,6 @@
-"""bfloat16 in the learners (`learner.bf16`) and Ape-X's actors (`actor.bf16`), for CPUs with bf16 units: the
-networks' hidden layers run in autocast, their output layers in float32. A q of 1,000 in bfloat16 is 1,000 +- 4, a TD error's size."""
+"""bfloat16 in the learners (`learner.bf16`) and Ape-X's actors (`actor.bf16`), for CPUs with bf16 units:
+the networks' hidden layers run in autocast, their output layers in float32. A q of 1,000 in bfloat16 is
+1,000 +- 4, a TD error's size."""
 
 from __future__ import annotations
 
