@@ -111,7 +111,6 @@ def test_resume_continues_from_the_checkpoint(tmp_path, capsys):
     assert second["resumed_from"].endswith(f"ckpt-{first['updates']:010d}.pt")
 
 
-
 def test_a_resume_at_another_replay_ratio_learns_at_once(tmp_path):
     """The replay refills on --resume, and the ratio paces it from there: a run at 8 samples per insert
     resumed at 1 learns on the new inserts, where counted from its start it would wait 7 inserts for
@@ -128,6 +127,7 @@ def test_a_resume_at_another_replay_ratio_learns_at_once(tmp_path):
     new_inserts = second["frames"] - first["frames"]
     # one sample per insert past the refill's 200, in whole batches
     assert (new_inserts - 200) // batch - 2 <= second["updates"] - first["updates"] <= new_inserts // batch
+
 
 @pytest.mark.learning(seconds=45)
 def test_apex_inline_learns_cartpole(tmp_path):

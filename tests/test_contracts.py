@@ -148,7 +148,6 @@ def test_the_pacing_grants_whole_batches_of_the_ratio_and_holds_actors_in_its_ba
     assert not pacing.may_insert({"actors/steps": 200, "learner/samples": 269}, {})
 
 
-
 def test_a_pacing_counted_from_a_resume_paces_only_what_came_after():
     """A run that sampled 8 per insert resumes at 1: counted from the start, 1,000 inserts and 8,000
     samples would hold the learner for 7,000 more inserts; counted from the resume it is a fresh start."""
@@ -163,6 +162,7 @@ def test_a_pacing_counted_from_a_resume_paces_only_what_came_after():
     assert resumed.may_insert({**old, "actors/steps": 1100}, {})  # free up to min_size again
     assert not resumed.may_insert({**old, "actors/steps": 1200}, {})  # 200 - 0 > 100 + 10
     assert resumed.from_now({**old, "actors/steps": 1200}).start == (1200, 8000)  # a second resume adds on
+
 
 def test_every_architecture_has_a_case_in_the_inline_digests():
     """bench/inline_digests.py shows a refactor leaves inline runs bit-identical: for every registered one."""
