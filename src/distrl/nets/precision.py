@@ -55,10 +55,3 @@ def use_bf16(asked: bool, device: torch.device | str, cpuinfo: Path = Path("/pro
         print(f"distrl: {option} is on but its device ({device}) has no bfloat16 units (a CPU needs "
               "AVX512-BF16 or AMX); it runs in float32", file=sys.stderr)
     return False
-    if has_bf16_units(device, cpuinfo):
-        return True
-    if str(device) not in _noted:  # once per process: a runtime may build the learner more than once
-        _noted.add(str(device))
-        print(f"distrl: learner.bf16 is on but the learner's device ({device}) has no bfloat16 units (a CPU needs "
-              "AVX512-BF16 or AMX); the learner runs in float32", file=sys.stderr)
-    return False
