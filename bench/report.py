@@ -412,7 +412,8 @@ ATARI_MARKS = (-10.0, 0.0, 19.0)
 def atari(game: str = "pong") -> str:
     """Every Atari run of one game (bench.pong's files and the PPO peer's, bench/peers/ppo_pong.py): the
     minute its greedy evaluation first reached -10, 0 and 19, its best, its rates and its sitting; 2-core
-    runs first, each machine's fastest to 19 first."""
+    runs first; on each machine the soonest to 19 first, then to 0, then to -10, so that runs which never
+    reached a mark still rank by how far they got, and those that reached none by their best."""
     rows = []
     for path in RESULTS.glob(f"atari-{game}-*.jsonl"):
         for sitting in read(path):
@@ -425,8 +426,8 @@ def atari(game: str = "pong") -> str:
             crossed = [next((e for e in evals if e["eval_return"] >= m), None) for m in ATARI_MARKS]
             best = max((e["eval_return"] for e in evals), default=None)
             label = head["machine"].get("label", "?")
-            to_19 = crossed[-1]["wall_s"] if crossed[-1] is not None else float("inf")
-            key = (not label.startswith("cpu"), label, to_19)
+            soonest = [e["wall_s"] if e is not None else float("inf") for e in reversed(crossed)]
+            key = (not label.startswith("cpu"), label, *soonest, -best if best is not None else float("inf"))
             where = label if label.startswith("cpu") else f"{label}, {head.get('cores')} cores"
             rows.append((key, [ATARI_NAMES.get(head.get("arch", "apex"), head.get("arch")), f"{where} ({path.name})",
                                minutes(last["wall_s"]), number(last["frames"]), number(last["env_frames_per_s"]),

@@ -114,13 +114,20 @@ def test_the_atari_table_times_each_runs_first_greedy_crossings_2_core_runs_firs
     run("atari-pong-gpu-seed1.jsonl", "gpu", "apex", [(300.0, 19.5)])
     run("atari-pong-ppo-cpu2-seed1.jsonl", "cpu2", "ppo", [(600.0, -15.0), (1200.0, -9.0), (2400.0, 3.0), (3000.0, 18.9)])
     run("atari-pong-cpu2-seed1.jsonl", "cpu2", "apex", [(1800.0, 0.0), (3600.0, 19.0)])
+    run("atari-pong-a3c-cpu2-seed1.jsonl", "cpu2", "a3c", [(900.0, -12.0), (4000.0, 1.0)])
+    run("atari-pong-gorila-cpu2-seed1.jsonl", "cpu2", "gorila", [(900.0, -19.0)])
+    run("atari-pong-ba3c-cpu2-seed1.jsonl", "cpu2", "ba3c", [(900.0, -15.0)])
     lines = report.atari().splitlines()[2:]
     # Ape-X first reached -10 and 0 together at 30 min (0.0 >= 0) and 19 at 60; PPO never reached 19, so it
-    # follows Ape-X on the same machine; the GPU run comes after the 2-core ones
+    # follows Ape-X on the same machine, and A3C, which never reached 19 either, follows PPO, which reached 0
+    # sooner (40 min against 66.7); BA3C and Gorila reached no mark and rank by their best (-15, -19); the GPU
+    # run comes after the 2-core ones
     assert lines[0] == ("| Ape-X | cpu2 (atari-pong-cpu2-seed1.jsonl) | 90.0 min | 7,000,000 | 1,296 | 11.2 | 30.0 min | "
                         "30.0 min | 60.0 min | 19.0 | 2026-11-29, speed 0.90 |")
     assert lines[1].startswith("| PPO (SB3, zoo values; the peer) | cpu2 ") and "| 20.0 min | 40.0 min | never | 18.9 |" in lines[1]
-    assert lines[2].startswith("| Ape-X | gpu, 16 cores (atari-pong-gpu-seed1.jsonl) |") and len(lines) == 3
+    assert lines[2].startswith("| A3C | cpu2 ") and "| 66.7 min | 66.7 min | never | 1.0 |" in lines[2]
+    assert lines[3].startswith("| BA3C | cpu2 ") and lines[4].startswith("| Gorila | cpu2 ")
+    assert lines[5].startswith("| Ape-X | gpu, 16 cores (atari-pong-gpu-seed1.jsonl) |") and len(lines) == 6
 
 
 def test_a_table_of_many_sittings_says_their_days_and_speed_range_in_one_line():
