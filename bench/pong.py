@@ -29,11 +29,11 @@ Writes, in the run directory: bench.json (the plan and each segment's start, end
 curve.csv (wall_s from this script's start, frames, updates, training return, the evaluation finished in the
 interval, rates), evals.csv (each evaluation at the time it finished, and params_wall_s: when the learner
 had the parameters it scored), gpu.csv and bench-summary.json; the
-result bench/results/atari-<game>[-<arch>]-<machine>-seed<S>.jsonl in bench/results.py's schema (one
+result bench/results/atari-<game>[-<arch>]-<machine>[-<tag>]-seed<S>.jsonl in bench/results.py's schema (one
 sitting: its header holds the first segment's command and speed index, the game, the plan and the machine
 with its label; rows of "kind" curve, eval, then one summary), and the figure
-bench/figures/atari-<game>[-<arch>]-<machine>-seed<S>.png (machine: gpu or cpu<N>). Prints figures; asserts
-nothing."""
+bench/figures/atari-<game>[-<arch>]-<machine>[-<tag>]-seed<S>.png (machine: gpu or cpu<N>; `--tag` names a
+variant, so that its files do not overwrite the plan's). Prints figures; asserts nothing."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ import bisect
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -177,6 +178,15 @@ def after_points(curve: list[dict], rows: list[dict]) -> list[dict]:
             points.append({"wall_s": t, "frames": frames, "updates": updates,
                            "eval_return": float(r["eval_return_mean"])})
     return sorted(points, key=lambda p: p["wall_s"])
+
+
+def result_name(meta: dict) -> str:
+    """The result's and the figure's name, from the run's own bench.json (a resumed or collected run may be
+    another game than --game's default); Ape-X's files keep their first names, without the arch."""
+    game = meta["game"].split("/")[-1].removesuffix("-v5").lower()
+    arch = meta.get("arch", "apex")
+    parts = [game] + ([] if arch == "apex" else [arch]) + [meta["machine"]] + ([meta["tag"]] if meta.get("tag") else [])
+    return f"atari-{'-'.join(parts)}-seed{meta['seed']}"
 
 
 def watch_gpu(path: Path, t0: float, stop: threading.Event) -> None:
@@ -364,11 +374,15 @@ def main() -> None:
                    help="bench.role_cpu's window this many minutes into the run: where the cores went (in the summary)")
     p.add_argument("--role-cpu-s", type=float, default=120.0, help="that window's seconds (default 120)")
     p.add_argument("--out-root", type=Path, default=ROOT / "bench", help="results/ and figures/ go under it")
+    p.add_argument("--tag", help="names a variant in the result's and figure's files (atari-pong-cpu2-TAG-seed1): "
+                                      "kept in bench.json for --resume and --collect")
     p.add_argument("--no-speed-index", action="store_true", help="skip the speed index (about 10 s): for trial runs")
     p.add_argument("--eval-after", type=int, metavar="UPDATES",
                    help="no evaluator beside training: keep a checkpoint every UPDATES learner updates and evaluate "
                         "each after the run (with --collect: the run's kept checkpoints)")
     args = p.parse_args()
+    if args.tag and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.]*(-[A-Za-z0-9.]+)*", args.tag):
+        p.error(f"--tag {args.tag!r}: use letters, digits, dots and single dashes (it goes into file names)")
     game = args.game.split("/")[-1].removesuffix("-v5").lower()
     name = game if args.arch == "apex" else f"{game}-{args.arch}"  # Ape-X's files keep their first names
     run_dir = args.run_dir or ROOT / "runs" / f"bench-atari-{name}-seed{args.seed}"
@@ -394,7 +408,7 @@ def main() -> None:
         machine = "gpu" if gpu else f"cpu{cores}"
         meta = {"game": args.game, "arch": args.arch, "preset": PRESETS[args.arch], "seed": args.seed,
                 "machine": machine, "cores": cores, "plan": overrides, "why": why,
-                "extra_overrides": args.set, "segments": []}
+                "extra_overrides": args.set, "segments": [], **({"tag": args.tag} if args.tag else {})}
     if not args.collect:
         speed_index = None if args.no_speed_index else R.header(command_line("bench.pong"))["speed_index"]
         t0 = time.time()  # the bench's clock starts after the speed index
@@ -453,17 +467,20 @@ def main() -> None:
             out.writeheader()
             out.writerows(rows)
     arch = meta.get("arch", "apex")
-    tag = f"atari-{game if arch == 'apex' else f'{game}-{arch}'}-{meta['machine']}-seed{meta['seed']}"
+    if args.tag and args.tag != meta.get("tag"):  # a tag given at --resume or --collect names the files from now on
+        meta["tag"] = args.tag
+        meta_path.write_text(json.dumps(meta, indent=2))
+    stem = result_name(meta)
     results = args.out_root / "results"
     results.mkdir(parents=True, exist_ok=True)
     result = summarise(curve, evals, meta, read_csv(run_dir / "gpu.csv"), args.target)
     (run_dir / "bench-summary.json").write_text(json.dumps(result, indent=2))
-    out = results / f"{tag}.jsonl"
+    out = results / f"{stem}.jsonl"
     with open(out, "w") as f:
         R.write_sitting(f, sitting_header(meta, args), [{"kind": "curve", **r} for r in curve]
                         + [{"kind": "eval", **r} for r in evals] + [{"kind": "summary", **figures(result)}])
     title = f"{arch} on {meta['game']}, seed {meta['seed']}, {meta['machine']} ({meta.get('cores', '?')} cores)"
-    figure = draw(curve, evals, args.out_root / "figures" / f"{tag}.png", title) if curve else None
+    figure = draw(curve, evals, args.out_root / "figures" / f"{stem}.png", title) if curve else None
     print(json.dumps(result, indent=2))
     print(f"wrote {run_dir}/curve.csv, evals.csv and bench-summary.json, {out}"
           + (f", and {figure}" if figure else ""))

@@ -108,6 +108,20 @@ def test_plan_others_sizes_the_other_systems_from_the_cores():
     assert r2d2["actors"] + r2d2["replay.shards"] + 2 == 16 and "ray.actor_gpus" not in r2d2
 
 
+def test_result_names_come_from_the_runs_own_game_arch_machine_and_tag():
+    meta = {"game": "ALE/Breakout-v5", "arch": "apex", "seed": 3, "machine": "cpu2"}
+    assert pong.result_name(meta) == "atari-breakout-cpu2-seed3"  # Ape-X's files keep their names without the arch
+    assert pong.result_name({**meta, "arch": "a3c", "tag": "elu"}) == "atari-breakout-a3c-cpu2-elu-seed3"
+    assert pong.result_name({**meta, "game": "ALE/Pong-v5", "machine": "gpu", "tag": "h200"}) == "atari-pong-gpu-h200-seed3"
+
+
+def test_a_tag_that_would_not_be_a_plain_file_name_is_refused_before_anything_runs(tmp_path):
+    for bad in ("../x", "a b", "-x"):
+        out = subprocess.run([sys.executable, "-m", "bench.pong", f"--tag={bad}", "--run-dir", str(tmp_path / "r")],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and "--tag" in out.stderr and not (tmp_path / "r").exists()
+
+
 def test_the_result_is_one_sitting_whose_header_holds_the_first_segments_command_and_speed_index():
     meta = {"game": "ALE/Pong-v5", "arch": "a3c", "seed": 2, "machine": "cpu2", "cores": 2, "plan": {"actors": 2},
             "segments": [{"started": 0.0, "launched": 1.0, "ended": 10.0, "command": "python -m bench.pong --arch a3c",

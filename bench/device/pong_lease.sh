@@ -2,8 +2,8 @@
 # One lease of the GPU machine for issue 34 (run from the repository root by the device tool, with .whl
 # carried): install the carried wheels, the learner-path bench on the GPU, then bench/pong.py for the
 # rest of the budget with py-spy on the learner and one shard mid-run; everything worth keeping in $OUT.
-#   PONG_BUDGET_S (default 470), PONG_SETS (more arguments: --set K=V, --arch a3c|ba3c|gorila|r2d2, or
-#   --game ALE/Breakout-v5: the files kept are every game's),
+#   PONG_BUDGET_S (default 470), PONG_SETS (more arguments: --tag h200 to name the files by the GPU, --set K=V,
+#   --arch a3c|ba3c|gorila|r2d2, or --game ALE/Breakout-v5: the files kept are every game's),
 #   PROFILE_AT_S (default 200), LEARNER_PATH=0 to skip the learner-path bench (then PONG_BUDGET_S=500 fits
 #   a 600 s call: issue 34's 10 minutes for A3C, BA3C or Gorila); bench/pong.py's plan
 #   sets the actors, shards, GPU shares, vector env and sample threads from the machine
