@@ -9,6 +9,10 @@ depend on what it learns). The levers, alone and together:
   on the first steps, which the warm-up takes).
 - `fused-adam`: `learner.fused_adam`, torch's fused Adam kernel (one pass over all parameters) for the
   per-tensor loop it runs on a CPU by default (the 2-core Pong run's learner spent 16% of its time in Adam).
+- `staged`: every field of the batch and the weights already tensors on the learner's device, as
+  components/staging.py stages only the frames. On a GPU the step otherwise copies reward, discount,
+  action and weights from pageable memory, each a synchronous copy: the H200 Pong profile (issue 59) had 19%
+  of the update in that conversion. `--device cuda` times the step on a GPU (a lease's check).
 
     .venv/bin/python -m bench.dqn_learner_step                  # every shape, float32 and bf16, 3 rounds
     .venv/bin/python -m bench.dqn_learner_step --shapes pong-b64 \
@@ -43,10 +47,10 @@ SHAPES = {  # name: (obs shape, actions, batch)
 }
 
 
-LEVERS = ("bf16", "channels-last", "compile", "fused-adam")
+LEVERS = ("bf16", "channels-last", "compile", "fused-adam", "staged")
 
 
-def case(shape: str, variant: str):
+def case(shape: str, variant: str, device: str = "cpu"):
     obs_shape, actions, b = SHAPES[shape]
     levers = set(variant.split("+")) - {"float32"}
     if levers - set(LEVERS):
@@ -54,7 +58,7 @@ def case(shape: str, variant: str):
     torch.manual_seed(0)
     learner = DQNLearner(make_q_network(obs_shape, actions), LearnerConfig(batch_size=b, optimizer="adam",
                                                                         fused_adam="fused-adam" in levers),
-                         bf16="bf16" in levers)
+                         device=device, bf16="bf16" in levers)
     if "channels-last" in levers:
         learner.online.to(memory_format=torch.channels_last)
         learner.target.to(memory_format=torch.channels_last)
@@ -67,6 +71,9 @@ def case(shape: str, variant: str):
                 "action": rng.integers(0, actions, b), "reward": rng.normal(size=b).astype(np.float32),
                 "discount": np.full(b, 0.97, np.float32)} for _ in range(2)]
     weights = np.ones(b, np.float32)
+    if "staged" in levers:
+        batches = [{k: torch.as_tensor(v, device=learner.device) for k, v in batch.items()} for batch in batches]
+        weights = torch.as_tensor(weights, device=learner.device)
 
     def run(n: int) -> None:
         for i in range(n):
@@ -83,6 +90,7 @@ def main() -> None:
     p.add_argument("--variants", default="float32,bf16", help="comma-separated: float32, or levers joined by '+' "
                    f"from {', '.join(LEVERS)}; float32 always runs, the ratios' base")
     p.add_argument("--warmup", type=int, default=3, help="steps before timing (torch.compile compiles in them)")
+    p.add_argument("--device", default="cpu", help="the learner's device (cuda: a GPU lease's check)")
     p.add_argument("--out", type=Path, help="append a sitting (with the speed index) to this result file")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
@@ -90,10 +98,12 @@ def main() -> None:
     torch._dynamo.config.recompile_limit = 64
     shapes = args.shapes.split(",")
     variants = list(dict.fromkeys(["float32", *args.variants.split(",")]))
-    head = results.header(command_line("bench.dqn_learner_step"), threads=args.threads) if args.out else None
-    cases = {(s, v): case(s, v) for s in shapes for v in variants}
+    gpu = {"gpu": torch.cuda.get_device_name(args.device)} if args.device.startswith("cuda") else {}
+    head = results.header(command_line("bench.dqn_learner_step"), threads=args.threads, device=args.device, **gpu) \
+        if args.out else None
+    cases = {(s, v): case(s, v, args.device) for s in shapes for v in variants}
     rates = alternating_rates(cases, args.rounds, warmup=args.warmup, seconds=args.seconds)
-    print(f"{versions()}; {args.threads} thread(s), about {args.seconds:g} s x {args.rounds} rounds")
+    print(f"{versions()}; {args.device}, {args.threads} thread(s), about {args.seconds:g} s x {args.rounds} rounds")
     print("| shape | variant | updates/s | / float32 |")
     print("|---|---|---|---|")
     rows = []
