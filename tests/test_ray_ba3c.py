@@ -52,8 +52,10 @@ def straggler(tmp_path, fraction, slow_gradients=3, delay_s=1.0, fast_calls=None
 
 def test_half_fraction_goes_at_the_fast_workers_pace_and_drops_late_gradients(tmp_path):
     report, fast, _ = straggler(tmp_path, fraction=0.5)
-    # each fast gradient closes a round alone; the slow one's were computed on rounds long closed
-    assert report["rounds"] >= 10 and report["rounds"] >= fast - 1
+    # each fast gradient closes a round alone; the slow one's were computed on rounds long closed. Judged on
+    # counts: at the slow worker's pace there would be 3 rounds; 6 leaves a loaded host room (it once made 9
+    # beside a training on 2 cores, where an earlier bound of 10 failed)
+    assert report["rounds"] >= fast - 1 and report["rounds"] >= 2 * 3
     assert report["dropped_late"] >= 1
     assert report["accepted"] + report["dropped_late"] == fast + 3
 
