@@ -180,13 +180,17 @@ def after_points(curve: list[dict], rows: list[dict]) -> list[dict]:
     return sorted(points, key=lambda p: p["wall_s"])
 
 
+def run_name(game: str, arch: str) -> str:
+    """pong for ALE/Pong-v5 with Ape-X, pong-a3c with A3C: Ape-X's files keep their first names, without the arch."""
+    short = game.split("/")[-1].removesuffix("-v5").lower()
+    return short if arch == "apex" else f"{short}-{arch}"
+
+
 def result_name(meta: dict) -> str:
     """The result's and the figure's name, from the run's own bench.json (a resumed or collected run may be
-    another game than --game's default); Ape-X's files keep their first names, without the arch."""
-    game = meta["game"].split("/")[-1].removesuffix("-v5").lower()
-    arch = meta.get("arch", "apex")
-    parts = [game] + ([] if arch == "apex" else [arch]) + [meta["machine"]] + ([meta["tag"]] if meta.get("tag") else [])
-    return f"atari-{'-'.join(parts)}-seed{meta['seed']}"
+    another game than --game's default)."""
+    tag = f"-{meta['tag']}" if meta.get("tag") else ""
+    return f"atari-{run_name(meta['game'], meta.get('arch', 'apex'))}-{meta['machine']}{tag}-seed{meta['seed']}"
 
 
 def watch_gpu(path: Path, t0: float, stop: threading.Event) -> None:
@@ -383,9 +387,7 @@ def main() -> None:
     args = p.parse_args()
     if args.tag and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.]*(-[A-Za-z0-9.]+)*", args.tag):
         p.error(f"--tag {args.tag!r}: use letters, digits, dots and single dashes (it goes into file names)")
-    game = args.game.split("/")[-1].removesuffix("-v5").lower()
-    name = game if args.arch == "apex" else f"{game}-{args.arch}"  # Ape-X's files keep their first names
-    run_dir = args.run_dir or ROOT / "runs" / f"bench-atari-{name}-seed{args.seed}"
+    run_dir = args.run_dir or ROOT / "runs" / f"bench-atari-{run_name(args.game, args.arch)}-seed{args.seed}"
     meta_path = run_dir / "bench.json"
 
     if args.resume or args.collect:
