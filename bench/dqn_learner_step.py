@@ -9,10 +9,11 @@ depend on what it learns). The levers, alone and together:
   on the first steps, which the warm-up takes).
 - `fused-adam`: `learner.fused_adam`, torch's fused Adam kernel (one pass over all parameters) for the
   per-tensor loop it runs on a CPU by default (the 2-core Pong run's learner spent 16% of its time in Adam).
-- `staged`: every field of the batch and the weights already tensors on the learner's device, as
-  components/staging.py stages only the frames. On a GPU the step otherwise copies reward, discount,
-  action and weights from pageable memory, each a synchronous copy: the H200 Pong profile (issue 59) had 19%
-  of the update in that conversion. `--device cuda` times the step on a GPU (a lease's check).
+- `staged`: every field of the batch and the weights already tensors on the learner's device. Without it
+  each case gets what a run's learner gets: on a GPU the frames on the device (components/staging.py stages
+  them), reward, discount, action and weights as arrays, which the step copies from pageable memory, each
+  copy synchronous; the H200 Pong profile (issue 59) had 19% of the update in that conversion. `--device
+  cuda` times the step on a GPU (a lease's check).
 
     .venv/bin/python -m bench.dqn_learner_step                  # every shape, float32 and bf16, 3 rounds
     .venv/bin/python -m bench.dqn_learner_step --shapes pong-b64 \
@@ -36,6 +37,7 @@ from bench.machine import versions
 from bench.runs import command_line
 from bench.timing import alternating_rates
 from distrl.components.learner import DQNLearner
+from distrl.components.staging import DeviceStager
 from distrl.config.sections import LearnerConfig
 from distrl.nets import make_q_network
 
@@ -71,8 +73,10 @@ def case(shape: str, variant: str, device: str = "cpu"):
                 "action": rng.integers(0, actions, b), "reward": rng.normal(size=b).astype(np.float32),
                 "discount": np.full(b, 0.97, np.float32)} for _ in range(2)]
     weights = np.ones(b, np.float32)
+    on_device = set(batches[0]) if "staged" in levers else set(DeviceStager(learner.device, ("obs", "next_obs")).fields)
+    batches = [{k: torch.as_tensor(v, device=learner.device) if k in on_device else v for k, v in batch.items()}
+               for batch in batches]
     if "staged" in levers:
-        batches = [{k: torch.as_tensor(v, device=learner.device) for k, v in batch.items()} for batch in batches]
         weights = torch.as_tensor(weights, device=learner.device)
 
     def run(n: int) -> None:
