@@ -167,17 +167,27 @@ def evaluate_after(run_dir: Path, workers: int) -> list[dict]:
     return read_csv(path)
 
 
-def after_points(curve: list[dict], rows: list[dict]) -> list[dict]:
+def after_points(curve: list[dict], rows: list[dict], end_s: float | None = None) -> list[dict]:
     """Evaluations made after the run (AFTER_EVALS rows), each placed where the learner had its checkpoint's
-    parameters, with the frames of the curve's row before that: the run had no evaluation to wait for."""
+    parameters, with the frames of the curve's row before that: the run had no evaluation to wait for.
+    The checkpoint saved at the stop is past the curve's last row: it sits at `end_s`, the run's end, the
+    latest its parameters can be (without `end_s` it is left out)."""
     points = []
     for r in rows:
         updates = int(float(r["updates"]))
-        if (t := params_wall_s(curve, updates)) is not None:
+        if (t := params_wall_s(curve, updates)) is None and curve and end_s is not None:
+            t = max(end_s, curve[-1]["wall_s"])
+        if t is not None:
             frames = max((c["frames"] for c in curve if c["wall_s"] <= t), default=0)
             points.append({"wall_s": t, "frames": frames, "updates": updates,
-                           "eval_return": float(r["eval_return_mean"])})
+                           "eval_return": float(r["eval_return_mean"]), "params_wall_s": t})
     return sorted(points, key=lambda p: p["wall_s"])
+
+
+def run_end_s(meta: dict) -> float:
+    """Where the last segment ended on this script's clock (the time between segments left out, as in
+    `offsets`)."""
+    return round(sum(seg.get("ended", seg["started"]) - seg["started"] for seg in meta["segments"]), 1)
 
 
 def run_name(game: str, arch: str) -> str:
@@ -460,8 +470,8 @@ def main() -> None:
         evaluate_after(run_dir, meta.get("cores") or 1)
     curve, evals = build_curve(run_dir, meta)
     if meta.get("eval_after"):
-        evals = after_points(curve, read_csv(run_dir / AFTER_EVALS))
-    evals = [{**e, "params_wall_s": params_wall_s(curve, e["updates"])} for e in evals]
+        evals = after_points(curve, read_csv(run_dir / AFTER_EVALS), run_end_s(meta))
+    evals = [{**e, "params_wall_s": e.get("params_wall_s", params_wall_s(curve, e["updates"]))} for e in evals]
     for name, rows, fields in (("curve.csv", curve, CURVE),
                                ("evals.csv", evals, ("wall_s", "params_wall_s", "frames", "updates", "eval_return"))):
         with open(run_dir / name, "w", newline="") as f:

@@ -443,7 +443,9 @@ def crossing(evaluation: dict | None, curve: list[dict]) -> str:
     """The minute an evaluation reported a crossing, and the minute of the parameters it scored."""
     if evaluation is None:
         return "never"
-    made = params_wall_s(curve, evaluation["updates"]) if curve and "updates" in evaluation else None
+    made = evaluation.get("params_wall_s")  # a result's own, where it has one (the stop's checkpoint is past the curve)
+    if made is None and curve and "updates" in evaluation:
+        made = params_wall_s(curve, evaluation["updates"])
     return minutes(evaluation["wall_s"]) + (f" ({made / 60:.1f})" if made is not None else "")
 
 

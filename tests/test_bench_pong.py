@@ -66,9 +66,14 @@ def test_evaluations_after_the_run_sit_where_the_learner_had_their_parameters():
     rows = [{"checkpoint": "ckpt-0000004000.pt", "updates": "4000", "eval_return_mean": "3.5"},  # finished first
             {"checkpoint": "ckpt-0000001000.pt", "updates": "1000", "eval_return_mean": "-20.0"},
             {"checkpoint": "ckpt-0000004100.pt", "updates": "4100", "eval_return_mean": "4.0"}]  # past the curve
-    assert pong.after_points(curve, rows) == [
-        {"wall_s": 90.0, "frames": 1000, "updates": 1000, "eval_return": -20.0},  # halfway from 60 s to 120 s
-        {"wall_s": 180.0, "frames": 9000, "updates": 4000, "eval_return": 3.5}]
+    halfway = {"wall_s": 90.0, "frames": 1000, "updates": 1000, "eval_return": -20.0, "params_wall_s": 90.0}
+    last_row = {"wall_s": 180.0, "frames": 9000, "updates": 4000, "eval_return": 3.5, "params_wall_s": 180.0}
+    assert pong.after_points(curve, rows) == [halfway, last_row]  # halfway from 60 s to 120 s
+    # the stop's checkpoint, past the last row, sits at the run's end: the latest its parameters can be
+    stop = {"wall_s": 200.0, "frames": 9000, "updates": 4100, "eval_return": 4.0, "params_wall_s": 200.0}
+    assert pong.after_points(curve, rows, end_s=200.0) == [halfway, last_row, stop]
+    meta = {"segments": [{"started": 1000.0, "ended": 1150.0}, {"started": 5000.0, "ended": 5050.5}]}
+    assert pong.run_end_s(meta) == 200.5  # the 3,850 s between the segments left out
     assert pong.after_the_run(2000) == {"eval_episodes": 0, "keep_checkpoints": 0, "checkpoint_every": 2000}
 
 
