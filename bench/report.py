@@ -142,18 +142,22 @@ def minutes(seconds: float | None) -> str:
 
 
 def machine(sittings: list[Sitting]) -> str:
-    """Where rows were made: each sitting's day and speed index ("not measured" before the index)."""
-    parts = dict.fromkeys(f"{s.day}, speed {s.speed:.2f}" if s.speed is not None else f"{s.day}, speed not measured"
+    """Where rows were made: each sitting's day, CPU (where its header has one) and speed index ("not
+    measured" before the index)."""
+    parts = dict.fromkeys(", ".join([s.day, *([s.cpu] if s.cpu else []),
+                                     f"speed {s.speed:.2f}" if s.speed is not None else "speed not measured"])
                           for s in sittings)
     return "; ".join(parts)
 
 
 def span(sittings: list[Sitting]) -> str:
-    """Where a table of many sittings was made, in one line: the days and the range of speed indices."""
+    """Where a table of many sittings was made, in one line: the days, the CPUs and the range of speed indices."""
     unique = list({id(s): s for s in sittings}.values())
     days = sorted(s.day for s in unique)
     speeds = [s.speed for s in unique if s.speed is not None]
     text = f"{len(unique)} sittings from {days[0]} to {days[-1]}" if len(unique) > 1 else machine(unique)
+    if len(unique) > 1 and (cpus := sorted({s.cpu for s in unique if s.cpu})):
+        text += f" on {' and '.join(cpus)}"
     if len(unique) > 1 and speeds:
         text += f", speed index {min(speeds):.2f} to {max(speeds):.2f}"
     if len(unique) > 1 and (before := len(unique) - len(speeds)):

@@ -48,6 +48,17 @@ class Sitting:
         index = self.header.get("speed_index")
         return index.get("index") if isinstance(index, dict) else None
 
+    @property
+    def cpu(self) -> str | None:
+        """The CPU's maker and family, short ("AMD EPYC", "Intel Xeon"): machines of one label came as
+        either, and the speed index, one figure against an AMD reference, does not say which."""
+        model = (self.header.get("machine") or {}).get("cpu_model")
+        if not model or model == "unknown":
+            return None
+        for mark in ("(R)", "(TM)", " Processor", " CPU"):
+            model = model.replace(mark, "")
+        return " ".join(model.split()[:2])
+
     def contenders(self) -> list[str]:
         return list(dict.fromkeys(r["contender"] for r in self.rows if "contender" in r))
 

@@ -137,6 +137,19 @@ def test_a_table_of_many_sittings_says_their_days_and_speed_range_in_one_line():
     assert report.span(made[1:2]) == "2026-11-29, speed 0.67"
 
 
+def test_a_sitting_says_its_cpu_where_its_header_has_one():
+    """The 2-core machine came as an AMD EPYC or an Intel Xeon: the speed index alone hid a 15% gap in a
+    learner's updates/s between them (issue 59)."""
+    def made(day: str, model: str | None) -> results.Sitting:
+        return results.Sitting({"date": f"2026-12-{day}T10:00:00Z", "speed_index": {"index": 0.9},
+                                "machine": {"label": "cpu2", **({"cpu_model": model} if model else {})}})
+    intel, amd, older = made("04", "Intel(R) Xeon(R) Processor"), made("03", "AMD EPYC"), made("02", None)
+    assert (intel.cpu, amd.cpu, older.cpu) == ("Intel Xeon", "AMD EPYC", None)
+    assert report.machine([intel, older]) == "2026-12-04, Intel Xeon, speed 0.90; 2026-12-02, speed 0.90"
+    assert report.span([intel, amd, older]) == ("3 sittings from 2026-12-02 to 2026-12-04 on AMD EPYC and Intel Xeon, "
+                                                "speed index 0.90 to 0.90")
+
+
 # ---- no result number typed by hand ---------------------------------------------------------------
 # A result claim in prose: a number beside a word that reports an outcome, or a speed-up ratio. Config
 # values (lr 1e-4, --actors 2, 15-minute budgets) do not match. Lines inside report blocks are rendered.
