@@ -4,7 +4,8 @@ MinAtar Breakout's 4x10x10 frames at apex-minatar's 128; one thread, random batc
 depend on what it learns). The levers, alone and together:
 - `bf16`: `learner.bf16`, bfloat16 autocast. Fast only on a CPU with bf16 units (AVX512-BF16 or AMX);
   elsewhere it can be slower than float32.
-- `channels-last`: both networks' weights in torch.channels_last, so oneDNN's convolutions take NHWC.
+- `channels-last`: `learner.channels_last`, both networks' weights in torch.channels_last, so oneDNN's
+  convolutions take NHWC.
 - `compile`: both networks through torch.compile (inductor; it needs a C compiler, and compiles for a while
   on the first steps, which the warm-up takes).
 - `fused-adam`: `learner.fused_adam`, torch's fused Adam kernel (one pass over all parameters) for the
@@ -60,10 +61,7 @@ def case(shape: str, variant: str, device: str = "cpu"):
     torch.manual_seed(0)
     learner = DQNLearner(make_q_network(obs_shape, actions), LearnerConfig(batch_size=b, optimizer="adam",
                                                                         fused_adam="fused-adam" in levers),
-                         device=device, bf16="bf16" in levers)
-    if "channels-last" in levers:
-        learner.online.to(memory_format=torch.channels_last)
-        learner.target.to(memory_format=torch.channels_last)
+                         device=device, bf16="bf16" in levers, channels_last="channels-last" in levers)
     if "compile" in levers:  # the optimizer keeps the same parameters: a compiled module wraps, it does not copy
         learner.online, learner.target = torch.compile(learner.online), torch.compile(learner.target)
     rng = np.random.default_rng(0)

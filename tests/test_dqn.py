@@ -111,3 +111,34 @@ def test_bf16_runs_the_hidden_layers_in_bfloat16_and_keeps_q_targets_and_paramet
     _, p16 = half.step(batch, np.ones(8, np.float32))
     assert not np.array_equal(p16, p32) and np.allclose(p16, p32, atol=0.02)
     assert all(p.dtype == torch.float32 for p in half.online.parameters())
+
+
+def test_channels_last_is_the_same_step_with_nhwc_conv_weights_that_load_into_a_plain_network():
+    """learner.channels_last (issue 59): oneDNN's layout for the learner's convolutions changes the strides of
+    its weights, not the rule: the same priorities and parameters as NCHW, and its parameters (what actors pull
+    and checkpoints keep) load into an NCHW network as they are."""
+    from distrl import config as C
+    from distrl.architectures.replay_fed import q_learner
+    from distrl.components.learner import DQNLearner
+    cfg = C.build_config("apex", "ALE/Pong-v5", overrides={"learner.channels_last": True, "learner.target_update": 1})
+    torch.manual_seed(0)
+    net = make_q_network((4, 84, 84), 6)
+    plain = DQNLearner(copy.deepcopy(net), cfg.learner)
+    nhwc = q_learner(cfg, net, "cpu")  # the builder's path passes the key
+    conv = nhwc.online.torso.body[0].weight
+    assert conv.is_contiguous(memory_format=torch.channels_last) and not conv.is_contiguous()
+    assert nhwc.target.torso.body[0].weight.is_contiguous(memory_format=torch.channels_last)
+    rng = np.random.default_rng(0)
+    batch = {"obs": rng.integers(0, 256, (8, 4, 84, 84), dtype=np.uint8),
+             "next_obs": rng.integers(0, 256, (8, 4, 84, 84), dtype=np.uint8), "action": rng.integers(0, 6, 8),
+             "reward": np.ones(8, np.float32), "discount": np.full(8, 0.97, np.float32)}
+    for _ in range(2):  # the second step bootstraps from targets copied after the first (target_update 1)
+        _, p_plain = plain.step(batch, np.ones(8, np.float32))
+        _, p_nhwc = nhwc.step(batch, np.ones(8, np.float32))
+        np.testing.assert_allclose(p_nhwc, p_plain, rtol=1e-4, atol=1e-5)
+    for a, b in zip(plain.online.parameters(), nhwc.online.parameters()):
+        torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-6)
+    fresh = make_q_network((4, 84, 84), 6)
+    fresh.load_state_dict(nhwc.online.state_dict())
+    obs = torch.as_tensor(batch["obs"])
+    torch.testing.assert_close(fresh(obs), nhwc.online(obs))

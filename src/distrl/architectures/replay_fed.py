@@ -143,7 +143,8 @@ def q_network(cfg: Any, env: DiscreteEnv, seed: int) -> torch.nn.Module:
 
 
 def q_learner(cfg: Any, net: torch.nn.Module, device: str) -> DQNLearner:
-    return DQNLearner(net, cfg.learner, device=device, bf16=use_bf16(cfg.learner.bf16, device))
+    return DQNLearner(net, cfg.learner, device=device, bf16=use_bf16(cfg.learner.bf16, device),
+                      channels_last=cfg.learner.channels_last)
 
 
 def learner_policy(builder: Any, run_dir: Path,

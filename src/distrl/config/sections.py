@@ -99,6 +99,7 @@ class LearnerConfig:
     target_update: int = ranged(2500, ge=1)  # batches between target-network copies
     fused_adam: bool = False  # with optimizer adam: torch's fused kernel, the same rule in one pass (on a CPU torch loops over the tensors)
     bf16: bool = False  # bfloat16 autocast in the networks' hidden layers (outputs, targets, loss float32) where the device has bf16 units; float32 elsewhere (not in the paper)
+    channels_last: bool = False  # the Q learner's convolution weights in NHWC, oneDNN's layout: fewer reorders a step on a CPU (bench/dqn_learner_step.py)
     prefetch: int = ranged(16, ge=0)  # batches a background thread samples ahead (0: sample inline)
     prefetch_threads: int = ranged(1, ge=1)  # sample requests kept in flight to remote replay shards
 
