@@ -64,7 +64,9 @@ class DQNLearner:
     def __init__(self, net: nn.Module, cfg: QLearnerConfig, device: str = "cpu", bf16: bool = False,
                  applies_gradients: bool = True, channels_last: bool = False):
         self.cfg, self.device, self.bf16 = cfg, torch.device(device), bf16
-        self.online = net.to(self.device, memory_format=torch.channels_last) if channels_last else net.to(self.device)
+        self.online = net.to(self.device)
+        if channels_last:  # in place; torch's type stubs for Module.to leave memory_format out
+            cast(Any, self.online).to(memory_format=torch.channels_last)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
         # None where a parameter server applies the gradients (Gorila: its shards hold the optimizer, and its
         # config the settings); a learner that applies them has a LearnerConfig's
