@@ -184,10 +184,15 @@ def after_points(curve: list[dict], rows: list[dict], end_s: float | None = None
     return sorted(points, key=lambda p: p["wall_s"])
 
 
+def segment_s(segment: dict) -> float:
+    """A segment's length on this script's clock; 0 for one that never recorded its end."""
+    return segment.get("ended", segment["started"]) - segment["started"]
+
+
 def run_end_s(meta: dict) -> float:
     """Where the last segment ended on this script's clock (the time between segments left out, as in
     `offsets`)."""
-    return round(sum(seg.get("ended", seg["started"]) - seg["started"] for seg in meta["segments"]), 1)
+    return round(sum(segment_s(seg) for seg in meta["segments"]), 1)
 
 
 def run_name(game: str, arch: str) -> str:
@@ -266,7 +271,7 @@ def offsets(meta: dict) -> list[float]:
     out, before = [], 0.0
     for seg in meta["segments"]:
         out.append(before + seg.get("monitor_start", seg["launched"]) - seg["started"])
-        before += seg.get("ended", seg["started"]) - seg["started"]
+        before += segment_s(seg)
     return out
 
 
@@ -469,9 +474,10 @@ def main() -> None:
         meta_path.write_text(json.dumps(meta, indent=2))
         evaluate_after(run_dir, meta.get("cores") or 1)
     curve, evals = build_curve(run_dir, meta)
-    if meta.get("eval_after"):
+    if meta.get("eval_after"):  # each placed at its parameters' minute already
         evals = after_points(curve, read_csv(run_dir / AFTER_EVALS), run_end_s(meta))
-    evals = [{**e, "params_wall_s": e.get("params_wall_s", params_wall_s(curve, e["updates"]))} for e in evals]
+    else:
+        evals = [{**e, "params_wall_s": params_wall_s(curve, e["updates"])} for e in evals]
     for name, rows, fields in (("curve.csv", curve, CURVE),
                                ("evals.csv", evals, ("wall_s", "params_wall_s", "frames", "updates", "eval_return"))):
         with open(run_dir / name, "w", newline="") as f:
