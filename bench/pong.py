@@ -55,7 +55,7 @@ import numpy as np
 from bench import results as R
 from bench import role_cpu
 from bench.runs import ROOT, command_line, number, params_wall_s, run_for
-from distrl.checkpoint import list_checkpoints
+from distrl.checkpoint import checkpoint_step, list_checkpoints
 from distrl.config.fit import Machine, atari_plan
 from distrl.nets.precision import has_bf16_units
 
@@ -167,16 +167,17 @@ def evaluate_after(run_dir: Path, workers: int) -> list[dict]:
     return read_csv(path)
 
 
-def after_points(curve: list[dict], rows: list[dict], end_s: float | None = None) -> list[dict]:
+def after_points(curve: list[dict], rows: list[dict], stops: dict[int, float] | None = None) -> list[dict]:
     """Evaluations made after the run (AFTER_EVALS rows), each placed where the learner had its checkpoint's
     parameters, with the frames of the curve's row before that: the run had no evaluation to wait for.
-    The checkpoint saved at the stop is past the curve's last row: it sits at `end_s`, the run's end, the
-    latest its parameters can be (without `end_s` it is left out)."""
+    A checkpoint saved at a segment's stop (`stops`: its updates, and where its segment ended) sits at
+    that end, the latest its parameters can be: past its segment's last row, and before the next
+    segment's restart and replay refill. Without `stops`, the last segment's stop is left out."""
     points = []
     for r in rows:
         updates = int(float(r["updates"]))
-        if (t := params_wall_s(curve, updates)) is None and curve and end_s is not None:
-            t = max(end_s, curve[-1]["wall_s"])
+        if (t := (stops or {}).get(updates)) is None:
+            t = params_wall_s(curve, updates)
         if t is not None:
             frames = max((c["frames"] for c in curve if c["wall_s"] <= t), default=0)
             points.append({"wall_s": t, "frames": frames, "updates": updates,
@@ -189,10 +190,27 @@ def segment_s(segment: dict) -> float:
     return segment.get("ended", segment["started"]) - segment["started"]
 
 
-def run_end_s(meta: dict) -> float:
-    """Where the last segment ended on this script's clock (the time between segments left out, as in
+def segment_ends(meta: dict) -> list[float]:
+    """Where each segment ended on this script's clock (the time between segments left out, as in
     `offsets`)."""
-    return round(sum(segment_s(seg) for seg in meta["segments"]), 1)
+    out, before = [], 0.0
+    for seg in meta["segments"]:
+        before += segment_s(seg)
+        out.append(round(before, 1))
+    return out
+
+
+def segment_stops(run_dir: Path, meta: dict) -> dict[int, float]:
+    """The checkpoint each segment saved at its stop, by its updates, and where that segment ended: the
+    newest checkpoint written while the segment ran (by the file's time; its updates alone do not say,
+    since a resumed learner's first rows may count a few updates fewer than its checkpoint's name)."""
+    written = [(c.stat().st_mtime, checkpoint_step(c)) for c in list_checkpoints(run_dir)]
+    out = {}
+    for seg, end in zip(meta["segments"], segment_ends(meta)):
+        mine = [(t, updates) for t, updates in written if seg["started"] <= t <= seg.get("ended", seg["started"])]
+        if mine:
+            out[max(mine)[1]] = end
+    return out
 
 
 def run_name(game: str, arch: str) -> str:
@@ -475,7 +493,7 @@ def main() -> None:
         evaluate_after(run_dir, meta.get("cores") or 1)
     curve, evals = build_curve(run_dir, meta)
     if meta.get("eval_after"):  # each placed at its parameters' minute already
-        evals = after_points(curve, read_csv(run_dir / AFTER_EVALS), run_end_s(meta))
+        evals = after_points(curve, read_csv(run_dir / AFTER_EVALS), segment_stops(run_dir, meta))
     else:
         evals = [{**e, "params_wall_s": params_wall_s(curve, e["updates"])} for e in evals]
     for name, rows, fields in (("curve.csv", curve, CURVE),

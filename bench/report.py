@@ -434,13 +434,19 @@ def atari(game: str = "pong") -> str:
             key = (not label.startswith("cpu"), label, *soonest, -best if best is not None else float("inf"))
             where = label if label.startswith("cpu") else f"{label}, {head.get('cores')} cores"
             rows.append((key, [ATARI_NAMES.get(head.get("arch", "apex"), head.get("arch")), f"{where} ({path.name})",
-                               minutes(last["wall_s"]), number(last["frames"]), number(last["env_frames_per_s"]),
+                               run_length(last["wall_s"], head), number(last["frames"]), number(last["env_frames_per_s"]),
                                number(last["learner_updates_per_s"]), *(crossing(e, curve) for e in crossed),
                                number(best), machine([sitting])]))
     rows.sort(key=lambda r: r[0])
     return table(["System", "Machine (file)", "Run", "Frames", "Frames/s", "Updates/s",
                   *(f"Greedy first ≥ {m:g} (its parameters')" for m in ATARI_MARKS), "Best greedy", "Sitting"],
                  [r for _, r in rows])
+
+
+def run_length(wall_s: float, head: dict) -> str:
+    """A run's minutes, and in how many parts where it was resumed: each restart lies inside them."""
+    parts = 1 + len(head.get("resumed") or [])
+    return minutes(wall_s) + (f" in {parts} parts" if parts > 1 else "")
 
 
 def crossing(evaluation: dict | None, curve: list[dict]) -> str:

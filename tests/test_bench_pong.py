@@ -4,6 +4,7 @@ included: 40 s failed once on a loaded 2-core machine)."""
 import argparse
 import csv
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -60,7 +61,7 @@ def test_an_evaluation_is_also_placed_at_the_minute_of_the_parameters_it_scored(
     assert params_wall_s(curve, 1801) is None
 
 
-def test_evaluations_after_the_run_sit_where_the_learner_had_their_parameters():
+def test_evaluations_after_the_run_sit_where_the_learner_had_their_parameters(tmp_path):
     curve = [{"wall_s": 60.0, "frames": 1000, "updates": 0}, {"wall_s": 120.0, "frames": 5000, "updates": 2000},
              {"wall_s": 180.0, "frames": 9000, "updates": 4000}]
     rows = [{"checkpoint": "ckpt-0000004000.pt", "updates": "4000", "eval_return_mean": "3.5"},  # finished first
@@ -71,9 +72,23 @@ def test_evaluations_after_the_run_sit_where_the_learner_had_their_parameters():
     assert pong.after_points(curve, rows) == [halfway, last_row]  # halfway from 60 s to 120 s
     # the stop's checkpoint, past the last row, sits at the run's end: the latest its parameters can be
     stop = {"wall_s": 200.0, "frames": 9000, "updates": 4100, "eval_return": 4.0, "params_wall_s": 200.0}
-    assert pong.after_points(curve, rows, end_s=200.0) == [halfway, last_row, stop]
+    assert pong.after_points(curve, rows, stops={4100: 200.0}) == [halfway, last_row, stop]
+    # resumed from that stop: the next segment's first rows come after a restart and a refill, and count 4,090
+    # (a resumed learner's first rows may lag its checkpoint's name); the stop still sits at its segment's end
+    resumed = curve + [{"wall_s": 230.0, "frames": 9000, "updates": 4090}, {"wall_s": 290.0, "frames": 9500,
+                                                                           "updates": 4110}]
+    assert pong.after_points(resumed, rows, stops={4100: 200.0}) == [halfway, last_row, stop]
+    assert pong.after_points(resumed, rows)[-1]["wall_s"] == 260.0  # else: halfway up the next segment's rows
     meta = {"segments": [{"started": 1000.0, "ended": 1150.0}, {"started": 5000.0, "ended": 5050.5}]}
-    assert pong.run_end_s(meta) == 200.5  # the 3,850 s between the segments left out
+    assert pong.segment_ends(meta) == [150.0, 200.5]  # the 3,850 s between the segments left out
+    # each segment's stop is the newest checkpoint written while it ran, by the files' times
+    for name, t in (("ckpt-0000002000.pt", 1100.0), ("ckpt-0000004100.pt", 1149.0), ("ckpt-0000006000.pt", 5040.0),
+                    ("ckpt-0000006500.pt", 5050.0)):
+        path = tmp_path / "checkpoints" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"")
+        os.utime(path, (t, t))
+    assert pong.segment_stops(tmp_path, meta) == {4100: 150.0, 6500: 200.5}
     assert pong.after_the_run(2000) == {"eval_episodes": 0, "keep_checkpoints": 0, "checkpoint_every": 2000}
 
 

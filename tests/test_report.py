@@ -102,8 +102,9 @@ def test_the_matrix_seeds_are_each_seeds_late_greedy_their_mean_spread_and_passe
 
 
 def test_the_atari_table_times_each_runs_first_greedy_crossings_2_core_runs_first(files):
-    def run(name: str, label: str, arch: str, evals: list[tuple[float, float]]) -> None:
-        head = {"arch": arch, "cores": 16}
+    def run(name: str, label: str, arch: str, evals: list[tuple[float, float]], resumes: int = 0) -> None:
+        head = {"arch": arch, "cores": 16, **({"resumed": [{"command": "bench.pong --resume"}] * resumes}
+                                              if resumes else {})}
         rows = [{"kind": "eval", "wall_s": t, "frames": 1, "updates": 1, "eval_return": e} for t, e in evals]
         rows.append({"kind": "summary", "wall_s": 5400.0, "frames": 7_000_000, "env_frames_per_s": 1296.3,
                      "learner_updates_per_s": 11.2})
@@ -114,7 +115,7 @@ def test_the_atari_table_times_each_runs_first_greedy_crossings_2_core_runs_firs
     run("atari-pong-gpu-seed1.jsonl", "gpu", "apex", [(300.0, 19.5)])
     run("atari-pong-ppo-cpu2-seed1.jsonl", "cpu2", "ppo", [(600.0, -15.0), (1200.0, -9.0), (2400.0, 3.0), (3000.0, 18.9)])
     run("atari-pong-cpu2-seed1.jsonl", "cpu2", "apex", [(1800.0, 0.0), (3600.0, 19.0)])
-    run("atari-pong-a3c-cpu2-seed1.jsonl", "cpu2", "a3c", [(900.0, -12.0), (4000.0, 1.0)])
+    run("atari-pong-a3c-cpu2-seed1.jsonl", "cpu2", "a3c", [(900.0, -12.0), (4000.0, 1.0)], resumes=1)
     run("atari-pong-gorila-cpu2-seed1.jsonl", "cpu2", "gorila", [(900.0, -19.0)])
     run("atari-pong-ba3c-cpu2-seed1.jsonl", "cpu2", "ba3c", [(900.0, -15.0)])
     lines = report.atari().splitlines()[2:]
@@ -126,6 +127,7 @@ def test_the_atari_table_times_each_runs_first_greedy_crossings_2_core_runs_firs
                         "30.0 min | 60.0 min | 19.0 | 2026-11-29, speed 0.90 |")
     assert lines[1].startswith("| PPO (SB3, zoo values; the peer) | cpu2 ") and "| 20.0 min | 40.0 min | never | 18.9 |" in lines[1]
     assert lines[2].startswith("| A3C | cpu2 ") and "| 66.7 min | 66.7 min | never | 1.0 |" in lines[2]
+    assert "| 90.0 min in 2 parts |" in lines[2]  # resumed once: its minutes hold a restart
     assert lines[3].startswith("| BA3C | cpu2 ") and lines[4].startswith("| Gorila | cpu2 ")
     assert lines[5].startswith("| Ape-X | gpu, 16 cores (atari-pong-gpu-seed1.jsonl) |") and len(lines) == 6
 
