@@ -142,3 +142,30 @@ def test_channels_last_is_the_same_step_with_nhwc_conv_weights_that_load_into_a_
     fresh.load_state_dict(nhwc.online.state_dict())
     obs = torch.as_tensor(batch["obs"])
     torch.testing.assert_close(fresh(obs), nhwc.online(obs))
+
+
+def test_a_resumed_learner_keeps_its_own_adam_kernel_and_the_checkpoints_moments():
+    """learner.fused_adam on --resume (issue 59): torch's load_state_dict restores the saved groups' `fused`,
+    so a resumed run would have kept the kernel it was saved with. The moments and step count still load,
+    and the next step is the unfused learner's."""
+    from distrl import config as C
+    from distrl.components.learner import DQNLearner
+    torch.manual_seed(0)
+    net = make_q_network((4, 10, 10), 3)
+    cfg = C.build_config("apex", "MinAtar/Breakout-v1", overrides={"learner.target_update": 1000})
+    fused_cfg = C.build_config("apex", "MinAtar/Breakout-v1",
+                               overrides={"learner.target_update": 1000, "learner.fused_adam": True})
+    rng = np.random.default_rng(0)
+    batch = {"obs": rng.random((8, 4, 10, 10), dtype=np.float32),
+             "next_obs": rng.random((8, 4, 10, 10), dtype=np.float32), "action": rng.integers(0, 3, 8),
+             "reward": np.ones(8, np.float32), "discount": np.full(8, 0.97, np.float32)}
+    saved = DQNLearner(copy.deepcopy(net), cfg.learner)
+    saved.step(batch, np.ones(8, np.float32))
+    resumed = DQNLearner(copy.deepcopy(net), fused_cfg.learner)
+    resumed.load_state_dict(copy.deepcopy(saved.state_dict()))
+    assert resumed.optimizer.param_groups[0]["fused"] is True
+    assert float(next(iter(resumed.optimizer.state.values()))["step"]) == 1.0
+    saved.step(batch, np.ones(8, np.float32))
+    resumed.step(batch, np.ones(8, np.float32))
+    for a, b in zip(saved.online.parameters(), resumed.online.parameters()):
+        torch.testing.assert_close(b, a, rtol=1e-5, atol=1e-6)

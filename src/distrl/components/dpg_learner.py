@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from distrl.algos.dpg import dpg_actor_loss, dpg_critic_loss, dpg_critic_targets, polyak_update, smoothed_target_action
+from distrl.components.learner import load_optimizer_state
 from distrl.nets.dpg import dpg_pair
 from distrl.nets.normalization import ObsNorm
 from distrl.nets.precision import bf16_autocast
@@ -153,8 +154,8 @@ class DPGLearner:
         self.critic.load_state_dict(state["critic"])
         self.actor_target.load_state_dict(state["actor_target"])
         self.critic_target.load_state_dict(state["critic_target"])
-        self.actor_optimizer.load_state_dict(state["actor_optimizer"])
-        self.critic_optimizer.load_state_dict(state["critic_optimizer"])
+        load_optimizer_state(self.actor_optimizer, state["actor_optimizer"])
+        load_optimizer_state(self.critic_optimizer, state["critic_optimizer"])
         self.updates, self.samples = int(state["updates"]), int(state["samples"])
         if "noise" in state:  # checkpoints from before TD3's options have none
             self.noise.set_state(state["noise"])

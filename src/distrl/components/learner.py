@@ -53,6 +53,18 @@ def make_optimizer(params: Iterable[torch.nn.Parameter], cfg: OptimizerConfig) -
     return torch.optim.Adam(params, lr=cfg.lr, fused=cfg.fused_adam or None)
 
 
+KERNEL_KEYS = ("fused", "foreach")  # how torch runs a group's update, not what the update is
+
+
+def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
+    """A checkpoint's optimizer state under this run's kernels: torch restores each group's saved `fused` and
+    `foreach` too, so a run resumed with learner.fused_adam would silently keep the kernel it was saved with.
+    They are set before the load, which places the step counts where the kernel wants them."""
+    kernels = [{k: g[k] for k in KERNEL_KEYS if k in g} for g in optimizer.param_groups]
+    groups = [{**saved, **mine} for saved, mine in zip(state["param_groups"], kernels)]
+    optimizer.load_state_dict({**state, "param_groups": groups})
+
+
 class DQNLearner:
     """n-step (double) Q-learning on prioritized batches; the parameter source for Ape-X actors. With `bf16`
     the networks' hidden layers run in bfloat16 autocast (1.8x the float32 step on Pong, 1.6x on MinAtar, on a
@@ -132,7 +144,7 @@ class DQNLearner:
         self.online.load_state_dict(state["online"])
         self.target.load_state_dict(state["target"])
         if self.optimizer:
-            self.optimizer.load_state_dict(state["optimizer"])
+            load_optimizer_state(self.optimizer, state["optimizer"])
         self.updates, self.samples = int(state["updates"]), int(state["samples"])
 
     def counters(self) -> dict[str, float]:
