@@ -10,10 +10,11 @@ LAPTOP = Machine(cores=2, gpu=False, memory_gib=24.0, bf16=True)
 GPU_BOX = Machine(cores=16, gpu=True, memory_gib=128.0, bf16=False)
 
 
-def test_two_cores_without_a_gpu_get_one_actor_a_bf16_learner_at_batch_64_and_two_samples_per_insert():
+def test_two_cores_without_a_gpu_get_one_actor_a_bf16_learner_with_fused_adam_at_batch_64_and_two_samples_per_insert():
     values, why = atari_plan(LAPTOP)
     assert values["actors"] == 1 and values["learner.batch_size"] == 64 and values["learner.bf16"] is True
     assert values["replay.samples_per_insert"] == 2.0 and values["torch_threads"] == 1
+    assert values["learner.fused_adam"] is True and "fused Adam" in why
     assert "2 cores, no GPU" in why and "bfloat16" in why
     assert "learner.bf16" not in atari_plan(Machine(2, False, 24.0, bf16=False))[0]
 
@@ -41,3 +42,4 @@ def test_the_sized_values_make_a_valid_config():
     values, _ = atari_plan(LAPTOP)
     cfg = C.build_config("apex", "ALE/Pong-v5", "apex-atari-fast", {**values, "runtime": "ray"})
     assert cfg.actors == 1 and cfg.learner.batch_size == 64 and cfg.replay.samples_per_insert == 2.0
+    assert cfg.learner.fused_adam is True

@@ -56,14 +56,16 @@ def atari_plan(machine: Machine) -> tuple[dict[str, Any], str]:
     # No GPU: a CPU learner makes a few batches/s of 64 on 2 cores; at batch 512 it would make less than one.
     # One shard, and the replay ratio held at 2 so the actors leave the learner its core. A CPU with bf16
     # units steps the learner faster in bfloat16 (bench/dqn_learner_step.py). The roles take every core, so
-    # the learner gets one torch thread: two threads beside a busy process made fewer steps than one.
+    # the learner gets one torch thread: two threads beside a busy process made fewer steps than one. Torch's
+    # fused Adam made 1.09x the updates/s of its per-tensor loop late in a 2-core run (bench/resumed_window.py,
+    # issue 59), where Adam was a third of the learner's time.
     actors = max(1, cores - 3)
     return ({"actors": actors, "replay.shards": 1, "actor.envs_per_actor": 4, "learner.batch_size": 64,
              "ray.learner_gpus": 0, "replay.samples_per_insert": 2.0, "torch_threads": 1, "actor.vector_env": True,
-             **({"learner.bf16": True} if machine.bf16 else {})},
+             "learner.fused_adam": True, **({"learner.bf16": True} if machine.bf16 else {})},
             f"{cores} cores, no GPU: learner on the CPU at batch 64" + (" in bfloat16" if machine.bf16 else "") +
-            f" on one torch thread, 1 replay shard, {actors} actor(s) x 4 envs in ale-py's vector env, 2 samples "
-            "per insert")
+            f" on one torch thread with fused Adam, 1 replay shard, {actors} actor(s) x 4 envs in ale-py's vector "
+            "env, 2 samples per insert")
 
 
 def fitted(preset: str, runtime: str, address: str, given: dict[str, Any],
