@@ -54,6 +54,7 @@ import numpy as np
 
 from bench import results as R
 from bench import role_cpu
+from bench.machine import commit, cpu_model
 from bench.runs import ROOT, command_line, number, params_wall_s, run_for
 from distrl.checkpoint import checkpoint_step, list_checkpoints
 from distrl.config.fit import Machine, atari_plan
@@ -372,8 +373,10 @@ def figures(result: dict) -> dict:
 
 
 def sitting_header(meta: dict, args: argparse.Namespace) -> dict:
-    """The result's header: the run's first segment's command, start and speed index (later segments', the
-    resumes, in `resumed`), the game, the plan and this machine, labelled as the file name labels it."""
+    """The result's header: the run's first segment's command, start, speed index, commit and CPU (later
+    segments', the resumes, in `resumed`), the game, the plan and this machine, labelled as the file name
+    labels it. A collection may run on another commit or machine than the training did: the segments say
+    which ran it (runs before they recorded it take the collection's)."""
     arch = meta.get("arch", "apex")
     segments = [s for s in meta["segments"] if "command" in s]
     head = R.header(segments[0]["command"] if segments else command_line("bench.pong"),
@@ -383,6 +386,10 @@ def sitting_header(meta: dict, args: argparse.Namespace) -> dict:
     head["machine"]["label"] = meta["machine"]
     if meta["segments"]:
         head["date"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(meta["segments"][0]["started"]))
+    if segments and segments[0].get("commit"):
+        head["commit"] = segments[0]["commit"]
+    if segments and segments[0].get("cpu_model"):
+        head["machine"]["cpu_model"] = segments[0]["cpu_model"]
     measured = [s["speed_index"] for s in segments if s.get("speed_index")]
     if measured:
         head["speed_index"] = measured[0]
@@ -390,7 +397,8 @@ def sitting_header(meta: dict, args: argparse.Namespace) -> dict:
     elif not (args.no_speed_index and not args.collect):
         head["speed_index_note"] = "not measured: no segment of the run measured it"
     if len(segments) > 1:
-        head["resumed"] = [{"command": s["command"], "speed_index": s.get("speed_index")} for s in segments[1:]]
+        head["resumed"] = [{"command": s["command"], "speed_index": s.get("speed_index"),
+                            **{k: s[k] for k in ("commit", "cpu_model") if s.get(k)}} for s in segments[1:]]
     return head
 
 
@@ -465,7 +473,7 @@ def main() -> None:
                     *[x for s in sets for x in ("--set", s)]]
         run_dir.mkdir(parents=True, exist_ok=True)
         segment = {"started": t0, "launched": time.time(), "command": command_line("bench.pong"),
-                   "speed_index": speed_index}
+                   "speed_index": speed_index, "commit": commit(), "cpu_model": cpu_model()}
         meta["segments"].append(segment)
         meta_path.write_text(json.dumps(meta, indent=2))  # the run dir is distrl's: this file is the bench's own
         stop = threading.Event()

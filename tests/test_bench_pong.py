@@ -142,24 +142,29 @@ def test_a_tag_that_would_not_be_a_plain_file_name_is_refused_before_anything_ru
         assert out.returncode == 2 and "--tag" in out.stderr and not (tmp_path / "r").exists()
 
 
-def test_the_result_is_one_sitting_whose_header_holds_the_first_segments_command_and_speed_index():
+def test_the_result_is_one_sitting_whose_header_holds_the_first_segments_command_speed_index_commit_and_cpu():
     meta = {"game": "ALE/Pong-v5", "arch": "a3c", "seed": 2, "machine": "cpu2", "cores": 2, "plan": {"actors": 2},
             "segments": [{"started": 0.0, "launched": 1.0, "ended": 10.0, "command": "python -m bench.pong --arch a3c",
-                          "speed_index": {"index": 0.9}},
+                          "speed_index": {"index": 0.9}, "commit": "a" * 40, "cpu_model": "AMD EPYC 9R14"},
                          {"started": 20.0, "launched": 21.0, "ended": 30.0, "command": "python -m bench.pong --resume",
-                          "speed_index": None}]}
+                          "speed_index": None, "commit": "b" * 40, "cpu_model": "Intel(R) Xeon(R) Processor"}]}
     args = argparse.Namespace(no_speed_index=False, collect=True)
     head = pong.sitting_header(meta, args)
     results.check_header(head, "the test's header")
     assert head["command"] == "python -m bench.pong --arch a3c" and head["date"] == "1970-01-01T00:00:00Z"
     assert head["speed_index"] == {"index": 0.9} and "speed_index_note" not in head
     assert (head["preset"], head["seed"], head["machine"]["label"], head["plan"]) == ("a3c-atari", 2, "cpu2", {"actors": 2})
-    assert head["resumed"] == [{"command": "python -m bench.pong --resume", "speed_index": None}]
+    # the training's commit and CPU, not the collection's: a resume on another commit or CPU says so in its entry
+    assert head["commit"] == "a" * 40 and head["machine"]["cpu_model"] == "AMD EPYC 9R14"
+    assert head["resumed"] == [{"command": "python -m bench.pong --resume", "speed_index": None,
+                                "commit": "b" * 40, "cpu_model": "Intel(R) Xeon(R) Processor"}]
     summary = {"game": "ALE/Pong-v5", "arch": "a3c", "seed": 2, "machine": "cpu2", "cores": 2, "plan": {},
                "wall_s": 9.0, "frames": 100, "best_eval": None}
     assert pong.figures(summary) == {"wall_s": 9.0, "frames": 100, "best_eval": None}  # the rest is the header's
     unmeasured = pong.sitting_header({**meta, "segments": [{"started": 0.0, "launched": 0.0}]}, args)
     assert unmeasured["speed_index"] is None and unmeasured["speed_index_note"].startswith("not measured")
+    older = pong.sitting_header({**meta, "segments": [{"started": 0.0, "launched": 0.0, "command": "c"}]}, args)
+    assert older["commit"] == results.header("c", speed=False)["commit"]  # a run before segments recorded it
 
 
 @pytest.mark.learning  # 60 s: in the learning tier, alone, since it runs on a wall-clock budget: beside
