@@ -102,6 +102,19 @@ def test_fused_adam_is_the_same_rule_in_one_kernel():
     np.testing.assert_allclose(params[True], params[False], rtol=1e-6)
 
 
+def test_adam_eps_damps_the_step_of_a_small_gradient():
+    """learner.adam_eps (issue 59): Adam's first step is lr * g / (|g| + eps). With eps 1e-4, a gradient of 1e-4
+    moves by half of lr, where torch's 1e-8 moves it by nearly all of it; a gradient of 3 moves by lr either way."""
+    for eps in (1e-4, 1e-8):
+        le = C.LearnerConfig(optimizer="adam", lr=0.1, adam_eps=eps)
+        w = torch.tensor([1.0, -2.0], requires_grad=True)
+        opt = make_optimizer([w], le)
+        (w * torch.tensor([3.0, -1e-4])).sum().backward()
+        opt.step()
+        expected = [1.0 - 0.1 * 3 / (3 + eps), -2.0 + 0.1 * 1e-4 / (1e-4 + eps)]  # [0.9, -1.95] at eps 1e-4
+        np.testing.assert_allclose(w.detach().numpy(), expected, rtol=1e-6)
+
+
 def test_shared_and_sharded_a3c_stores_apply_the_same_rule(tmp_path):
     # Both of A3C's stores, on the same 4 gradients: the shared store's numpy step and the sharded
     # store's "rmsprop" shards built as the A3C builder builds them (decay 0.99, eps 0.1 from optim).

@@ -29,6 +29,8 @@ class OptimizerConfig(Protocol):
     @property
     def rms_eps(self) -> float: ...
     @property
+    def adam_eps(self) -> float: ...
+    @property
     def fused_adam(self) -> bool: ...
 
 
@@ -50,7 +52,7 @@ def make_optimizer(params: Iterable[torch.nn.Parameter], cfg: OptimizerConfig) -
         # Ape-X appendix C: centered RMSProp, decay 0.95, eps 1.5e-7, no momentum, as TensorFlow
         # defines it (eps inside the square root, mean square starting at 1).
         return RMSProp(params, lr=cfg.lr, decay=cfg.rms_decay, eps=cfg.rms_eps, centered=True, initial_ms=1.0)
-    return torch.optim.Adam(params, lr=cfg.lr, fused=cfg.fused_adam or None)
+    return torch.optim.Adam(params, lr=cfg.lr, eps=cfg.adam_eps, fused=cfg.fused_adam or None)
 
 
 KERNEL_KEYS = ("fused", "foreach")  # how torch runs a group's update, not what the update is

@@ -97,6 +97,7 @@ class LearnerConfig:
     rms_eps: float = ranged(1.5e-7, gt=0)
     grad_clip: float = ranged(40.0, ge=0)  # global gradient-norm clip (0: none)
     target_update: int = ranged(2500, ge=1)  # batches between target-network copies
+    adam_eps: float = ranged(1e-8, gt=0)  # with optimizer adam: added to sqrt(v), torch's default; Rainbow's 1.5e-4 (with batch 32) damps steps on small gradients
     fused_adam: bool = False  # with optimizer adam: torch's fused kernel, the same rule in one pass (on a CPU torch loops over the tensors)
     bf16: bool = False  # bfloat16 autocast in the networks' hidden layers (outputs, targets, loss float32) where the device has bf16 units; float32 elsewhere (not in the paper)
     channels_last: bool = False  # the Q learner's convolution weights in NHWC, oneDNN's layout: fewer reorders a step on a CPU (bench/dqn_learner_step.py)

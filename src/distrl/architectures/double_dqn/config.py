@@ -13,7 +13,7 @@ class DoubleDQNLearnerConfig(DQNLearnerConfig):
     double_q: bool = True  # the online network picks the next action, the target network values it
     optimizer: str = ranged("adam", choices=("rmsprop_centered", "adam"))
     lr: float = ranged(6.25e-5, gt=0)  # Rainbow's Adam step size
-    adam_eps: float = ranged(1.5e-4, gt=0)  # Rainbow's Adam epsilon (torch's default is 1e-8)
+    adam_eps: float = ranged(1.5e-4, gt=0)  # Rainbow's Adam epsilon (LearnerConfig's is torch's 1e-8)
 
 
 @dataclass
