@@ -2,6 +2,7 @@
 frame per agent step (Gymnasium's RecordVideo, moviepy from the `video` extra)."""
 
 import json
+import tempfile
 
 import numpy as np
 import pytest
@@ -60,12 +61,17 @@ def test_video_every_records_evaluations_0_n_2n(tmp_path):
     assert video.shape[1:] == (160, 160, 3) and len(video) >= 2  # 10x10 cells drawn 16 pixels wide
 
 
-def test_eval_video_and_video_every_from_a_run(tmp_path, capsys):
+def test_eval_video_and_video_every_from_a_run(tmp_path, capsys, monkeypatch):
     pytest.importorskip("minatar")
+    scratch = tmp_path / "tmp"  # the evaluator's temporary folders (TMPDIR reaches any process of the run)
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", None)
     run_dir = tmp_path / "run"
     distrl.train("apex", "MinAtar/Breakout-v1", max_frames=200, actors=1, seed=2, run_dir=run_dir,
                  overrides={"eval_episodes": 1, "replay.min_size": 100_000, "video_every": 1})
     assert [p.name for p in (run_dir / "videos").iterdir()] == ["eval-000000000-episode-0.mp4"]  # the final evaluation
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("distrl-video-")] == []  # none left behind
 
     assert main(["eval", str(run_dir), "--episodes", "2", "--video", str(tmp_path / "eval")]) == 0
     result = json.loads((run_dir / "eval.json").read_text())

@@ -12,6 +12,7 @@ import os
 import tempfile
 import threading
 import time
+from contextlib import nullcontext
 from typing import Any, cast
 
 import torch
@@ -479,22 +480,23 @@ class GradientWorker(WaitsForShards):
 
 class EvaluatorWorker:
     """Evaluates the parameters it is given under the run's protocol. A filmed evaluation is recorded into
-    a folder of this process and comes back as the file's bytes: the driver writes it into the run, so an
-    evaluator on a host that shares no disk with the driver loses no video."""
+    temporary folder of this process and comes back as the file's bytes: the driver writes it into the run,
+    so an evaluator on a host that shares no disk with the driver loses no video. The folder lives for one
+    evaluation, so no process leaves one behind however it ends."""
 
     def __init__(self, parts: EvaluatorParts, index: int = 0, links: dict[str, list[Any]] | None = None,
                  transport: Any = None):
         with torch.random.fork_rng(devices=[]):  # building its net must not move the run's torch RNG
             self.evaluator = parts.make_evaluator()
-        if self.evaluator.video_dir is not None:
-            self.evaluator.video_dir = tempfile.mkdtemp(prefix="distrl-video-")
+        self.films = self.evaluator.video_dir is not None and self.evaluator.video_every > 0
 
     def evaluate(self, params: dict[str, Any], updates: int) -> dict[str, Any]:
-        result = {**self.evaluator.evaluate({k: torch.as_tensor(v) for k, v in params.items()}, updates),
-                  "updates": updates}
-        if "video" in result:
-            path = result["video"]
-            with open(path, "rb") as f:
-                result["video"] = {"name": os.path.basename(path), "data": f.read()}
-            os.unlink(path)
+        with tempfile.TemporaryDirectory(prefix="distrl-video-") if self.films else nullcontext() as folder:
+            self.evaluator.video_dir = folder
+            result = {**self.evaluator.evaluate({k: torch.as_tensor(v) for k, v in params.items()}, updates),
+                      "updates": updates}
+            if "video" in result:
+                path = result["video"]
+                with open(path, "rb") as f:
+                    result["video"] = {"name": os.path.basename(path), "data": f.read()}
         return result
