@@ -480,7 +480,7 @@ class GradientWorker(WaitsForShards):
 
 class EvaluatorWorker:
     """Evaluates the parameters it is given under the run's protocol. A filmed evaluation is recorded into
-    temporary folder of this process and comes back as the file's bytes: the driver writes it into the run,
+    a temporary folder of this process and comes back as the file's bytes: the driver writes it into the run,
     so an evaluator on a host that shares no disk with the driver loses no video. The folder lives for one
     evaluation, so no process leaves one behind however it ends."""
 
