@@ -3,6 +3,7 @@ frame per agent step (Gymnasium's RecordVideo, moviepy from the `video` extra)."
 
 import json
 import tempfile
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from torch import nn
 import distrl
 from distrl.cli import main
 from distrl.components.evaluator import Evaluator
+from distrl.components.workers import EvaluatorWorker
 from distrl.envs import evaluate, make_env
 from distrl.envs.video import Video
 
@@ -59,6 +61,21 @@ def test_video_every_records_evaluations_0_n_2n(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"eval-0000000{u}-episode-0.mp4" for u in (10, 30, 50)]
     video = frames(tmp_path / "eval-000000010-episode-0.mp4")
     assert video.shape[1:] == (160, 160, 3) and len(video) >= 2  # 10x10 cells drawn 16 pixels wide
+
+
+def test_the_evaluator_role_makes_a_temporary_folder_only_for_a_filmed_evaluation(tmp_path, monkeypatch):
+    pytest.importorskip("minatar")
+    env = make_env("MinAtar/Breakout-v1", "eval")
+    net = Flat(int(np.prod(env.observation_space.shape)), int(env.action_space.n))
+    made, real = [], tempfile.TemporaryDirectory
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", lambda **kw: made.append(kw) or real(**kw))
+    parts = SimpleNamespace(make_evaluator=lambda: Evaluator("MinAtar/Breakout-v1", net, episodes=1, epsilon=0.0,
+                                                             video_dir=tmp_path / "videos", video_every=2))
+    worker = EvaluatorWorker(parts)
+    results = [worker.evaluate(net.state_dict(), updates) for updates in (10, 20, 30)]
+    assert [result["video"]["name"] if "video" in result else None for result in results] == [
+        "eval-000000010-episode-0.mp4", None, "eval-000000030-episode-0.mp4"]
+    assert len(made) == 2  # evaluations 0 and 2: none for the unfilmed one between them
 
 
 def test_eval_video_and_video_every_from_a_run(tmp_path, capsys, monkeypatch):

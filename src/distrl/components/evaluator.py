@@ -44,13 +44,17 @@ class Evaluator:
     def evaluate(self, params: dict[str, torch.Tensor], updates: int = 0) -> dict[str, Any]:
         """One evaluation of `params` (after `updates`), recorded when the schedule says so."""
         self.net.load_state_dict(params)
-        filmed = self.video_every and self.video_dir is not None and self.evaluations % self.video_every == 0
+        filmed = self.video_dir is not None and self.films_next()
         self.evaluations += 1
         if not filmed:
             return self.run()
         assert self.video_dir is not None  # filmed
         video = Video(self.video_dir, f"eval-{updates:09d}", episodes=1)
         return {**self.run(video), "video": str(Path(video.folder) / f"{video.prefix}-episode-0.mp4")}
+
+    def films_next(self) -> bool:
+        """Whether the next evaluation is one the schedule records (it is, where `video_dir` is set too)."""
+        return self.video_every > 0 and self.evaluations % self.video_every == 0
 
     def run(self, video: Video | None = None) -> dict[str, Any]:
         """The protocol's episodes with the parameters the net holds (`video`: recorded there), and how far

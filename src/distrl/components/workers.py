@@ -488,10 +488,11 @@ class EvaluatorWorker:
                  transport: Any = None):
         with torch.random.fork_rng(devices=[]):  # building its net must not move the run's torch RNG
             self.evaluator = parts.make_evaluator()
-        self.films = self.evaluator.video_dir is not None and self.evaluator.video_every > 0
+        self.films = self.evaluator.video_dir is not None  # the run records videos; the schedule says which
 
     def evaluate(self, params: dict[str, Any], updates: int) -> dict[str, Any]:
-        with tempfile.TemporaryDirectory(prefix="distrl-video-") if self.films else nullcontext() as folder:
+        filmed = self.films and self.evaluator.films_next()
+        with tempfile.TemporaryDirectory(prefix="distrl-video-") if filmed else nullcontext() as folder:
             self.evaluator.video_dir = folder
             result = {**self.evaluator.evaluate({k: torch.as_tensor(v) for k, v in params.items()}, updates),
                       "updates": updates}
