@@ -34,7 +34,7 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(VENV)/bin/pytest -m "not learning" -n 2 --dist loadfile
 
-# The learning tier: the acceptance trainings, the chaos, signal and three-host cases and 55 s of
+# The learning tier: the acceptance trainings, the chaos, signal and three-host cases and 35 s of
 # bench/pong.py. The one-process runs go two at a time, longest first (each is single-threaded and
 # deterministic; tests/conftest.py orders them); those marked `alone` (Ray, a subprocess, a wall-clock
 # budget) go one at a time after them, so no fault case shares the 2 cores.

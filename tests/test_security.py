@@ -37,8 +37,9 @@ def test_a_process_without_the_runs_token_cannot_join_its_ray():
         address = owner.stdout.readline().strip()
         assert address.rpartition(":")[2].isdigit(), address
         assert owner.stdout.readline().strip() == "dashboard: off"
-        outsider = subprocess.run([sys.executable, "-c", OUTSIDER, address], env=env, capture_output=True,
-                                  text=True, timeout=180)
+        # Ray retries a refused connection once a second, 20 times by default: 2 tries show the refusal in 2 s
+        outsider = subprocess.run([sys.executable, "-c", OUTSIDER, address], env={**env, "RAY_NUM_REDIS_GET_RETRIES": "2"},
+                                  capture_output=True, text=True, timeout=180)
     finally:
         owner.kill()
         owner.wait()
