@@ -1,6 +1,6 @@
 """Distributed BA3C on the ray runtime: rounds with a straggler (f = 0.5 goes at the fast worker's
 pace and drops the slow one's late gradients; f = 1.0 waits for both), sync and async runs, a
-killed worker, and the acceptance training."""
+killed worker and a killed shard, and the acceptance training."""
 
 import os
 import signal
@@ -11,6 +11,7 @@ ray = pytest.importorskip("ray")
 
 from distrl import config as C  # noqa: E402
 from distrl.architectures.ba3c.builder import BA3C  # noqa: E402
+from distrl.checkpoint import read_checkpoint  # noqa: E402
 from distrl.training import train  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("local_ray")
@@ -83,17 +84,33 @@ def test_ray_run_counts_rounds_and_data_points(tmp_path, mode):
         assert summary["faults"]["dropped_late"] == 0
 
 
-def test_killed_worker_is_restarted_and_rounds_go_on(tmp_path, train_with_hook):
+def test_killed_worker_and_killed_shard_are_restarted_and_rounds_go_on(tmp_path, train_with_hook):
+    """One worker's process and then one Adam shard are SIGKILLed mid-run: Ray restarts both, the shard
+    from its exact slice of the latest checkpoint, and the chief's rounds go on past it (the chaos
+    case's two BA3C kills, which with their learning threshold run in `make test-chaos`)."""
     seen = {}
 
     def hook(state):
-        if not seen and state["totals"].get("frames", 0) > 1500:
+        if "worker" not in seen and state["totals"].get("frames", 0) > 1500:
             os.kill(ray.get(state["workers"][0].pid.remote()), signal.SIGKILL)
-            seen["at"] = state["totals"]["frames"]
+            seen["worker"] = state["totals"]["frames"]
+        elif "worker" in seen and "shard" not in seen:
+            checkpoints = list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
+            if checkpoints:
+                seen["checkpoint"] = max(int(p.stem.split("-")[1]) for p in checkpoints)
+                os.kill(ray.get(state["ps"][1].pid.remote()), signal.SIGKILL)
+                seen["shard"] = state["totals"]["frames"]
 
     from distrl.runtime import ray as ray_runtime
     summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 6000), hook)
-    assert seen and summary["faults"]["worker_restarts"] >= 1 and summary["frames"] >= 6000
+    assert "shard" in seen and summary["frames"] >= 6000
+    assert summary["faults"]["worker_restarts"] >= 1 and summary["faults"]["ps_restarts"] >= 1
+    restored = summary["restores"]  # the driver handed the new incarnation of shard 1 its slice, exactly
+    assert [(r["role"], r["index"]) for r in restored] == [("ps", 1)], restored
+    assert restored[0]["checkpoint"].endswith(".pt") and restored[0]["exact"]
+    # the restored shard itself applied rounds after it (its lag once made every gradient "late")
+    newest = max((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
+    assert read_checkpoint(newest)["roles"]["ps"][1]["version"] > restored[0]["updates"], restored
 
 
 @pytest.mark.learning

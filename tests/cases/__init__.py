@@ -31,8 +31,9 @@ class Chaos:
     # judged on the best greedy evaluation after the stateful part's restore (periodic ones), not only the
     # last: for systems whose undisturbed runs dip late, so the last one does not measure the kills
     best_evaluation: bool = False
-    # left out of CI for its budget (`make test-all`, `make test-chaos`): 7 minutes or more on 2 cores, or the
-    # roles of a case that CI runs (DQN's and R2D2's are Ape-X's)
+    # left out of CI for its budget (`make test-all`, `make test-chaos`): 7 minutes or more on 2 cores, the
+    # roles of a case that CI runs (DQN's and R2D2's are Ape-X's), or kills a CI case makes without the
+    # learning threshold (BA3C's: test_ray_ba3c.py's killed worker and shard)
     long: bool = False
 
 

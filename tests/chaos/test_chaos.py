@@ -23,8 +23,8 @@ from tests.cases import cases, names  # noqa: E402
 # Each architecture's case (env, overrides, undisturbed threshold, margin, chaos period) is its
 # tests/cases/<package>.py's `chaos`. Margins cover what undisturbed seed-1 Ray runs of the same config
 # gave (docs/notes/benchmarks.md, "Chaos runs"); periods give each run 6-12 actor kills. The cases
-# marked long (7-12 min each on 2 cores) run in `make test-all` and `make test-chaos`, not in CI's
-# `make test`: with them the suite took 64 min of CI's 90.
+# marked long (tests/cases/__init__.py's Chaos.long says which and why) run in `make test-all` and
+# `make test-chaos`, not in CI: with the longest the suite took 64 min of CI's 90.
 
 
 def chaos_params() -> list:
