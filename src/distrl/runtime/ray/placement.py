@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import ray
 import torch
-from ray.exceptions import GetTimeoutError, RayActorError
+from ray.exceptions import GetTimeoutError, ObjectLostError, RayActorError
 
 from distrl.architectures.base import Role
 from distrl.components.monitor import Monitor
@@ -39,8 +39,9 @@ class RayTransport:
     time, send experience without waiting. How far ahead is the run's Ray section's (`ray` of its config):
     max_inflight_adds, publish_every."""
 
-    # gone, restarting, not answering, or restarted and not yet handed its state by the driver
-    dead: tuple[type[BaseException], ...] = (RayActorError, GetTimeoutError, NotRestored)
+    # gone, restarting, not answering, or restarted and not yet handed its state by the driver; or its reply
+    # lost with the host whose object store held it, or with the process that owned it (ObjectLostError)
+    dead: tuple[type[BaseException], ...] = (RayActorError, GetTimeoutError, NotRestored, ObjectLostError)
     lost: tuple[type[BaseException], ...] = (*dead, ValueError)  # ... or a shard come back empty mid-sample
     # A learner's priority updates go to each shard once every this many steps: on the Pong profile (issue 34)
     # submitting one Ray call per shard per step took a quarter of the GPU learner's time.
