@@ -108,6 +108,7 @@ def test_killed_worker_and_killed_shard_are_restarted_and_rounds_go_on(tmp_path,
     restored = summary["restores"]  # the driver handed the new incarnation of shard 1 its slice, exactly
     assert [(r["role"], r["index"]) for r in restored] == [("ps", 1)], restored
     assert restored[0]["checkpoint"].endswith(".pt") and restored[0]["exact"]
+    assert restored[0]["updates"] >= seen["checkpoint"]  # the newest checkpoint at its death (saves wait for it)
     # the restored shard itself applied rounds after it (its lag once made every gradient "late")
     newest = max((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
     assert read_checkpoint(newest)["roles"]["ps"][1]["version"] > restored[0]["updates"], restored
