@@ -2,8 +2,6 @@
 pace and drops the slow one's late gradients; f = 1.0 waits for both), sync and async runs, a
 killed worker and a killed shard, and the acceptance training."""
 
-import os
-import signal
 
 import pytest
 
@@ -11,8 +9,9 @@ ray = pytest.importorskip("ray")
 
 from distrl import config as C  # noqa: E402
 from distrl.architectures.ba3c.builder import BA3C  # noqa: E402
-from distrl.checkpoint import read_checkpoint  # noqa: E402
+from distrl.checkpoint import latest_checkpoint, read_checkpoint  # noqa: E402
 from distrl.training import train  # noqa: E402
+from tests.faults import kill_one_then_a_shard  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("local_ray")
 
@@ -88,18 +87,7 @@ def test_killed_worker_and_killed_shard_are_restarted_and_rounds_go_on(tmp_path,
     """One worker's process and then one Adam shard are SIGKILLed mid-run: Ray restarts both, the shard
     from its exact slice of the latest checkpoint, and the chief's rounds go on past it (the chaos
     case's two BA3C kills, which with their learning threshold run in `make test-chaos`)."""
-    seen = {}
-
-    def hook(state):
-        if "worker" not in seen and state["totals"].get("frames", 0) > 1500:
-            os.kill(ray.get(state["workers"][0].pid.remote()), signal.SIGKILL)
-            seen["worker"] = state["totals"]["frames"]
-        elif "worker" in seen and "shard" not in seen:
-            checkpoints = list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
-            if checkpoints:
-                seen["checkpoint"] = max(int(p.stem.split("-")[1]) for p in checkpoints)
-                os.kill(ray.get(state["ps"][1].pid.remote()), signal.SIGKILL)
-                seen["shard"] = state["totals"]["frames"]
+    hook, seen = kill_one_then_a_shard(tmp_path / "run", "workers", after_frames=1500)
 
     from distrl.runtime import ray as ray_runtime
     summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 6000), hook)
@@ -110,7 +98,7 @@ def test_killed_worker_and_killed_shard_are_restarted_and_rounds_go_on(tmp_path,
     assert restored[0]["checkpoint"].endswith(".pt") and restored[0]["exact"]
     assert restored[0]["updates"] >= seen["checkpoint"]  # the newest checkpoint at its death (saves wait for it)
     # the restored shard itself applied rounds after it (its lag once made every gradient "late")
-    newest = max((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
+    newest = latest_checkpoint(tmp_path / "run")
     assert read_checkpoint(newest)["roles"]["ps"][1]["version"] > restored[0]["updates"], restored
 
 

@@ -1,7 +1,5 @@
 """Gorila on the ray runtime: shards and bundles in their own processes; faults really kill them."""
 
-import os
-import signal
 
 import pytest
 
@@ -9,6 +7,7 @@ ray = pytest.importorskip("ray")
 
 from distrl import config as C  # noqa: E402
 from distrl.training import train  # noqa: E402
+from tests.faults import kill_one_then_a_shard  # noqa: E402
 
 FAST = {"replay.min_size": 200, "checkpoint_every": 100, "eval_episodes": 2, "log_every_s": 0.3,
         "bundle.updates": 1, "ray.rounds_per_call": 10, "actor.pull_every": 8,
@@ -39,18 +38,7 @@ def test_ray_run_with_global_replay(tmp_path):
 def test_killed_bundle_and_killed_shard_do_not_stop_the_run(tmp_path, train_with_hook):
     """One bundle's process and then one parameter-server shard are SIGKILLed mid-run: Ray restarts
     both, the shard from its slice of the latest checkpoint, and training goes on past it."""
-    seen = {}
-
-    def hook(state):
-        if "bundle" not in seen and state["totals"].get("frames", 0) > 800:
-            os.kill(ray.get(state["bundles"][0].pid.remote()), signal.SIGKILL)
-            seen["bundle"] = state["totals"]["frames"]
-        elif "bundle" in seen and "shard" not in seen:
-            checkpoints = list((tmp_path / "run" / "checkpoints").glob("ckpt-*.pt"))
-            if checkpoints:
-                seen["checkpoint"] = max(int(p.stem.split("-")[1]) for p in checkpoints)
-                os.kill(ray.get(state["ps"][1].pid.remote()), signal.SIGKILL)
-                seen["shard"] = state["totals"]["frames"]
+    hook, seen = kill_one_then_a_shard(tmp_path / "run", "bundles", after_frames=800)
 
     from distrl.runtime import ray as ray_runtime
     summary = train_with_hook(ray_runtime, cfg_for(tmp_path, 5000), hook)
