@@ -1,7 +1,7 @@
 """The DQN learner's step in float32 and with the CPU levers of issues 34 and 59: DQNLearner.step (double Q,
-Adam, the dueling network) on Pong's 4x84x84 stacks at DQN's batch 32, the 2-core plan's 64 and the paper's 512, and on
-MinAtar Breakout's 4x10x10 frames at apex-minatar's 128; one thread, random batches (an update's cost does not
-depend on what it learns). The levers, alone and together:
+Adam, the dueling network) on Pong's 4x84x84 stacks at DQN's batch 32, the 2-core plan's 64 and the paper's 512,
+on 4x42x42 stacks at 64 (`screen_size=42`), and on MinAtar Breakout's 4x10x10 frames at apex-minatar's 128; one
+thread, random batches (an update's cost does not depend on what it learns). The levers, alone and together:
 - `bf16`: `learner.bf16`, bfloat16 autocast. Fast only on a CPU with bf16 units (AVX512-BF16 or AMX);
   elsewhere it can be slower than float32.
 - `channels-last`: `learner.channels_last`, both networks' weights in torch.channels_last, so oneDNN's
@@ -45,6 +45,7 @@ from distrl.nets import make_q_network
 SHAPES = {  # name: (obs shape, actions, batch)
     "pong-b32": ((4, 84, 84), 6, 32),  # DQN's batch: the 2-core plan's batch lever (issue 59)
     "pong-b64": ((4, 84, 84), 6, 64),
+    "pong42-b64": ((4, 42, 42), 6, 64),  # screen_size=42 (universe-starter-agent's frames): the frame lever (issue 59)
     "pong-b512": ((4, 84, 84), 6, 512),
     "minatar-b128": ((4, 10, 10), 3, 128),
 }
@@ -65,7 +66,7 @@ def case(shape: str, variant: str, device: str = "cpu"):
     if "compile" in levers:  # the optimizer keeps the same parameters: a compiled module wraps, it does not copy
         learner.online, learner.target = torch.compile(learner.online), torch.compile(learner.target)
     rng = np.random.default_rng(0)
-    high = 256 if obs_shape[-1] == 84 else 2
+    high = 2 if obs_shape[1:] == (10, 10) else 256  # MinAtar's frames are 0/1
     batches = [{"obs": rng.integers(0, high, (b, *obs_shape), dtype=np.uint8),
                 "next_obs": rng.integers(0, high, (b, *obs_shape), dtype=np.uint8),
                 "action": rng.integers(0, actions, b), "reward": rng.normal(size=b).astype(np.float32),

@@ -33,7 +33,7 @@ def probe_discrete_env(cfg: Any, architecture: str) \
     """(observation shape, number of actions, the two spaces); a bad id or a continuous env fails here,
     before any file is written, and so does a shape none of distrl's networks takes (unless the user
     brings one)."""
-    probe = make_env(cfg.env, "eval")
+    probe = make_env(cfg.env, "eval", screen_size=cfg.screen_size)
     try:
         if not isinstance(probe.action_space, spaces.Discrete):
             raise ConfigError(f"{architecture} needs a discrete action space, but {cfg.env} has "

@@ -25,10 +25,10 @@ class Evaluator:
 
     def __init__(self, env_id: str, net: nn.Module, *, episodes: int = 20, epsilon: float = 0.001,
                  seed: int = 0, max_episode_frames: int | None = None, policy: str = "q",
-                 video_dir: str | Path | None = None, video_every: int = 0, together: int = 1):
+                 video_dir: str | Path | None = None, video_every: int = 0, together: int = 1, screen_size: int = 84):
         self.env_id, self.net, self.policy = env_id, net, Policy(net, policy)
         self.episodes, self.epsilon, self.seed, self.together = episodes, epsilon, seed, together
-        self.max_episode_frames = max_episode_frames
+        self.max_episode_frames, self.screen_size = max_episode_frames, screen_size
         self.video_dir, self.video_every, self.evaluations = video_dir, video_every, 0
 
     @classmethod
@@ -39,6 +39,7 @@ class Evaluator:
         return cls(cfg.env, net, episodes=cfg.eval_episodes if episodes is None else episodes,
                    epsilon=cfg.eval_epsilon if epsilon is None else epsilon, seed=seed, policy=policy,
                    max_episode_frames=cfg.eval_max_frames, video_every=cfg.video_every, together=cfg.eval_together,
+                   screen_size=cfg.screen_size,
                    video_dir=Path(cfg.run_dir) / VIDEO_DIR if cfg.run_dir else None)
 
     def evaluate(self, params: dict[str, torch.Tensor], updates: int = 0) -> dict[str, Any]:
@@ -61,7 +62,8 @@ class Evaluator:
         the net's outputs spread over their observations (`output_spread`, 0: one output everywhere)."""
         self.policy.watch()
         returns = evaluate(self.env_id, self.policy, self.episodes, epsilon=self.epsilon, seed=self.seed,
-                           max_episode_frames=self.max_episode_frames, video=video, together=self.together)
+                           max_episode_frames=self.max_episode_frames, video=video, together=self.together,
+                           screen_size=self.screen_size)
         mean = float(np.mean(returns)) if returns else float("nan")
         return {"returns": [float(r) for r in returns], "mean": mean,
                 "std": float(np.std(returns)) if returns else float("nan"),

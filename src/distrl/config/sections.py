@@ -162,6 +162,9 @@ class RunConfig:
     eval_episodes: int = ranged(20, ge=0)
     eval_epsilon: float = ranged(0.001, ge=0, le=1)
     max_episode_frames: int = ranged(50_000, ge=1)  # training episode cap in env frames (Atari; other envs keep their own)
+    # Atari's greyscale frames, pixels a side, in training and evaluation alike: the papers' 84, or fewer for a
+    # cheaper network (42, as universe-starter-agent's A3C on CPUs); other envs ignore it
+    screen_size: int = ranged(84, ge=36, accepted="whole numbers >= 36 (Nature CNN's smallest frame)")
     eval_max_frames: int = ranged(108_000, ge=4, accepted="whole numbers >= 4 (emulator frames)")  # evaluation episode cap in emulator frames (Atari only)
     eval_together: int = ranged(1, ge=1)  # evaluation episodes played at once, one batched forward pass a step (feed-forward policies; 1: one after another)
     eval_every: int = ranged(0, ge=0, accepted="whole numbers >= 0 (0: only at the end)")  # learner updates between evaluations of the latest parameters (0: at the end only)

@@ -2,7 +2,7 @@
 
 An Ape-X actor spends about 0.9 ms of Python per agent step in Gymnasium's wrapper chain (bench/acting_cost.py);
 ale-py's AtariVectorEnv does the same preprocessing in C++ threads (frame skip 4 with the max of the last two
-frames, grayscale, 84x84 by area), 1.35x faster on one thread and 2.4x on two. What it does differently is
+frames, grayscale, 84x84 (or `screen_size`) by area), 1.35x faster on one thread and 2.4x on two. What it does differently is
 redone here, so that a game's observations, rewards and infos are make_env's:
 - the frame stack is kept here (ale-py pads a new episode's stack with zeros, Gymnasium with the first frame);
 - rewards are clipped here in "train" mode, and info["episode"] holds the raw return and length;
@@ -19,17 +19,18 @@ from typing import Any, cast
 import gymnasium
 import numpy as np
 
-from distrl.envs.make import DEFAULT_MAX_EPISODE_FRAMES, FRAME_SKIP, check_mode, is_atari
+from distrl.envs.make import DEFAULT_MAX_EPISODE_FRAMES, FRAME_SKIP, check_mode, check_screen_size, is_atari
 from distrl.errors import ConfigError
 
 
 class AtariVector:
     def __init__(self, env_id: str, num_envs: int, *, mode: str = "train", seed: int = 0,
                  max_episode_frames: int | None = None, noop_max: int = 30, frame_stack: int = 4,
-                 clip_rewards: bool = True, threads: int = 1):
+                 clip_rewards: bool = True, threads: int = 1, screen_size: int = 84):
         if not is_atari(env_id):
             raise ConfigError(f"AtariVector steps Atari games; {env_id!r} is not one (use make_env for it)")
         check_mode(mode)
+        check_screen_size(screen_size)
         from ale_py.vector_env import AtariVectorEnv  # here: importing ale-py prints its banner
 
         game = gymnasium.spec(env_id).kwargs.get("game")
@@ -41,19 +42,19 @@ class AtariVector:
         self.clip = self.train and clip_rewards
         self._vec = AtariVectorEnv(
             game, num_envs, num_threads=threads, stack_num=1, frameskip=FRAME_SKIP, maxpool=True, grayscale=True,
-            img_height=84, img_width=84, noop_max=noop_max, repeat_action_probability=0.0,
+            img_height=screen_size, img_width=screen_size, noop_max=noop_max, repeat_action_probability=0.0,
             max_num_frames_per_episode=2**30, episodic_life=False, reward_clipping=False, use_fire_reset=False,
             autoreset_mode="SameStep")  # the cap is counted here, in agent steps, as make_env's TimeLimit does
         frames = DEFAULT_MAX_EPISODE_FRAMES if max_episode_frames is None else max_episode_frames
         self.max_steps = max(1, frames // FRAME_SKIP)
         self.num_actions = int(cast(gymnasium.spaces.Discrete, self._vec.single_action_space).n)
-        self._stacks = np.zeros((num_envs, frame_stack, 84, 84), np.uint8)
+        self._stacks = np.zeros((num_envs, frame_stack, screen_size, screen_size), np.uint8)
         self._lives = np.zeros(num_envs, np.int64)
         self._returns = np.zeros(num_envs, np.float64)
         self._lengths = np.zeros(num_envs, np.int64)
 
     def reset(self) -> np.ndarray:
-        """Every game from its start; [K, frame_stack, 84, 84] uint8."""
+        """Every game from its start; [K, frame_stack, screen_size, screen_size] uint8."""
         frames, info = self._vec.reset(seed=self.seed)
         self._stacks[:] = frames  # the first frame fills the stack, as Gymnasium's FrameStackObservation does
         self._lives[:] = info["lives"]

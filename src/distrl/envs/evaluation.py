@@ -21,6 +21,7 @@ def evaluate(
     max_episode_frames: int | None = None,
     video: Video | None = None,
     together: int = 1,
+    screen_size: int = 84,
 ) -> list[float]:
     """Play ``episodes`` whole episodes and return their unclipped returns.
 
@@ -36,6 +37,7 @@ def evaluate(
     all of them a step: on a CPU one forward pass of a batch of 8 costs far less than 8 of one. Each episode
     keeps its seed; the random actions are drawn in another order, so the returns differ from one at a time
     by chance only. Recurrent policies (``reset``/``observe``) and videos play one at a time.
+    ``screen_size``: Atari's frames, as the policy was trained on them (make_env's).
     """
     if not isinstance(episodes, int) or episodes < 1:
         raise ConfigError(f"episodes must be an int >= 1, got {episodes!r}")
@@ -45,8 +47,9 @@ def evaluate(
     if not isinstance(together, int) or together < 1:
         raise ConfigError(f"together must be an int >= 1, got {together!r}")
     if together > 1 and video is None and not hasattr(act, "reset") and not hasattr(act, "observe"):
-        return _together(env_id, act, episodes, epsilon, seed, max_episode_frames, min(together, episodes))
-    env = make_env(env_id, "eval", max_episode_frames=max_episode_frames,
+        return _together(env_id, act, episodes, epsilon, seed, max_episode_frames, min(together, episodes),
+                         screen_size)
+    env = make_env(env_id, "eval", max_episode_frames=max_episode_frames, screen_size=screen_size,
                    render_mode="rgb_array" if video is not None else None)
     if video is not None:
         env = record(env, env_id, video)
@@ -78,11 +81,12 @@ def evaluate(
 
 
 def _together(env_id: str, act: Callable[[np.ndarray], np.ndarray], episodes: int, epsilon: float, seed: int,
-              max_episode_frames: int | None, slots: int) -> list[float]:
+              max_episode_frames: int | None, slots: int, screen_size: int) -> list[float]:
     """evaluate() with `slots` episodes at once: each slot takes the next episode (and its seed) when its
     own ends. By hand, not a gymnasium vector env: its autoreset would start episodes the protocol never
     plays, with seeds of its own."""
-    envs = [make_env(env_id, "eval", max_episode_frames=max_episode_frames) for _ in range(slots)]
+    envs = [make_env(env_id, "eval", max_episode_frames=max_episode_frames, screen_size=screen_size)
+            for _ in range(slots)]
     episode_seeds, rng, space, discrete = _seeded(seed, episodes, envs[0].action_space)
     returns: list[float | None] = [None] * episodes
     playing: dict[int, int] = {}  # slot -> episode

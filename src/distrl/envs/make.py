@@ -200,7 +200,7 @@ def _channels_first_uint8(obs: np.ndarray) -> np.ndarray:
 
 
 def _make_atari(env_id: str, mode: str, max_episode_frames: int, noop_max: int, frame_stack: int,
-                render: dict[str, str], clip_rewards: bool = True) -> gymnasium.Env:
+                render: dict[str, str], clip_rewards: bool = True, screen_size: int = 84) -> gymnasium.Env:
     # The cap is applied below in agent steps; switch off ALE's own 108k-frame cap so a
     # longer user cap is honoured (0 = no limit in ALE).
     env = _gym_make(env_id, frameskip=1, repeat_action_probability=0.0, max_num_frames_per_episode=0, **render)
@@ -208,7 +208,7 @@ def _make_atari(env_id: str, mode: str, max_episode_frames: int, noop_max: int, 
         env,
         noop_max=noop_max,
         frame_skip=FRAME_SKIP,
-        screen_size=84,
+        screen_size=screen_size,
         terminal_on_life_loss=False,
         grayscale_obs=True,
         scale_obs=False,
@@ -218,9 +218,9 @@ def _make_atari(env_id: str, mode: str, max_episode_frames: int, noop_max: int, 
     env = RecordEpisodeStatistics(env)
     env = FrameStackObservation(env, frame_stack)
     space = env.observation_space
-    if space.shape != (frame_stack, 84, 84) or space.dtype != np.uint8:
+    if space.shape != (frame_stack, screen_size, screen_size) or space.dtype != np.uint8:
         # Should not happen with Gymnasium >= 1.0; convert rather than feed the nets garbage.
-        shape = (frame_stack, 84, 84)
+        shape = (frame_stack, screen_size, screen_size)
         env = TransformObservation(
             env, functools.partial(_as_uint8, shape=shape), gymnasium.spaces.Box(0, 255, shape, np.uint8)
         )
@@ -298,6 +298,12 @@ def check_mode(mode: str) -> None:
         raise ConfigError(f"unknown env mode {mode!r}: use 'train' or 'eval'")
 
 
+def check_screen_size(screen_size: int) -> None:
+    if not isinstance(screen_size, int) or isinstance(screen_size, bool) or screen_size < 1:
+        raise ConfigError(f"screen_size must be an int >= 1 (pixels a side), got {screen_size!r}; the DQN protocol "
+                          f"uses 84")
+
+
 class EnvList(list):
     """Gymnasium envs stepped one after another, each started again as it ends: what envs/atari_vector.py's
     AtariVector does for K Atari games in C++, for any env, so an actor steps either the same way."""
@@ -330,6 +336,7 @@ def make_env(
     frame_stack: int = 4,
     render_mode: str | None = None,
     clip_rewards: bool = True,
+    screen_size: int = 84,
 ) -> gymnasium.Env:
     """Build ``env_id`` with the preprocessing every algorithm in distrl expects.
 
@@ -340,6 +347,8 @@ def make_env(
     cap is ``max_episode_frames // 4`` agent steps). Non-Atari envs keep their own
     registered TimeLimit and ignore it, so a caller may pass one value for every env.
     ``seed`` seeds the env at the first ``reset()`` and the action space.
+    ``screen_size`` is the side of Atari's square greyscale frames: the papers' 84, or smaller (42, as
+    universe-starter-agent's A3C took on CPUs) for a cheaper network; other envs ignore it.
     ``render_mode="rgb_array"`` makes ``render()`` give the frame a video records (Atari's full colour
     screen, MinAtar's cells drawn large); a user's env factory renders as its factory made it.
     """
@@ -355,6 +364,7 @@ def make_env(
         raise ConfigError(f"noop_max must be an int >= 0, got {noop_max!r}; the DQN protocol uses 30")
     if not isinstance(frame_stack, int) or frame_stack < 1:
         raise ConfigError(f"frame_stack must be an int >= 1, got {frame_stack!r}; the DQN protocol uses 4")
+    check_screen_size(screen_size)
     if render_mode not in (None, "rgb_array"):
         raise ConfigError(f"render_mode must be None or 'rgb_array' (frames for videos), got {render_mode!r}")
     render = {"render_mode": render_mode} if render_mode and not is_factory(env_id) else {}
@@ -365,7 +375,7 @@ def make_env(
         if not _register_ale():
             raise ConfigError(f"Atari id {env_id!r} needs ale-py: `pip install ale-py` (it ships the ROMs)")
         frames = DEFAULT_MAX_EPISODE_FRAMES if max_episode_frames is None else max_episode_frames
-        env = _make_atari(env_id, mode, frames, noop_max, frame_stack, render, clip_rewards)
+        env = _make_atari(env_id, mode, frames, noop_max, frame_stack, render, clip_rewards, screen_size)
     else:
         env = _make_other(env_id, render)
 

@@ -12,7 +12,7 @@ from torch import nn
 
 from distrl.nets.activations import ACTIVATIONS
 from distrl.nets.q_networks import MLP, MinAtarCNN
-from distrl.nets.shapes import image_kind
+from distrl.nets.shapes import ATARI_FRAME, flat_width, image_kind
 
 LSTMState = tuple[torch.Tensor, torch.Tensor]
 
@@ -22,15 +22,13 @@ class A3CCNN(nn.Module):
     `activation` "elu" replaces the paper's ReLUs: a ReLU unit below 0 on every state gets no gradient and
     stays dead, which killed the first convolution of A3C's 2-core Pong run (issue 59)."""
 
-    def __init__(self, in_channels: int = 4, fc_units: int = 256, activation: str = "relu"):
+    def __init__(self, in_channels: int = 4, fc_units: int = 256, activation: str = "relu",
+                 frame: Sequence[int] = ATARI_FRAME):
         super().__init__()
         act = ACTIVATIONS[activation]
-        self.body = nn.Sequential(
-            nn.Conv2d(in_channels, 16, 8, stride=4), act(),
-            nn.Conv2d(16, 32, 4, stride=2), act(),
-            nn.Flatten(),
-            nn.Linear(32 * 9 * 9, fc_units), act(),  # 84 -> 20 -> 9
-        )
+        convs = [nn.Conv2d(in_channels, 16, 8, stride=4), act(), nn.Conv2d(16, 32, 4, stride=2), act()]
+        self.body = nn.Sequential(  # 84 -> 20 -> 9: 32 x 9 x 9 features into the dense layer
+            *convs, nn.Flatten(), nn.Linear(flat_width(convs, (in_channels, *frame)), fc_units), act())
         self.out_features = fc_units
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -43,12 +41,13 @@ class BA3CCNN(nn.Module):
     layer whose width the paper cut from 256 to 128 units to shrink what workers and parameter
     servers exchange (84 -> 42 -> 21 -> 11 -> 5: 64 x 5 x 5 features into it)."""
 
-    def __init__(self, in_channels: int = 4, fc_units: int = 128):
+    def __init__(self, in_channels: int = 4, fc_units: int = 128, frame: Sequence[int] = ATARI_FRAME):
         super().__init__()
         layers: list[nn.Module] = []
         for c_in, c_out, k in ((in_channels, 32, 5), (32, 32, 5), (32, 64, 4), (64, 64, 3)):
             layers += [nn.Conv2d(c_in, c_out, k, padding=k // 2), nn.ReLU(), nn.MaxPool2d(2)]
-        self.body = nn.Sequential(*layers, nn.Flatten(), nn.Linear(64 * 5 * 5, fc_units), nn.ReLU())
+        width = flat_width(layers, (in_channels, *frame))
+        self.body = nn.Sequential(*layers, nn.Flatten(), nn.Linear(width, fc_units), nn.ReLU())
         self.out_features = fc_units
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -70,7 +69,9 @@ class PolicyValueNet(nn.Module):
         if kind == "minatar":
             self.torso: nn.Module = MinAtarCNN(obs_shape[0])
         elif kind == "atari":
-            self.torso = A3CCNN(obs_shape[0], activation=activation) if cnn == "a3c" else BA3CCNN(obs_shape[0], hidden[0])
+            frame = obs_shape[1:]
+            self.torso = (A3CCNN(obs_shape[0], activation=activation, frame=frame) if cnn == "a3c"
+                          else BA3CCNN(obs_shape[0], hidden[0], frame=frame))
         else:
             self.torso = MLP(int(torch.Size(obs_shape).numel()), hidden)
         features = self.torso.out_features

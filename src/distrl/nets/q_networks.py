@@ -9,12 +9,13 @@ import torch
 from torch import nn
 
 from distrl.nets.precision import in_float32
-from distrl.nets.shapes import image_kind
+from distrl.nets.shapes import ATARI_FRAME, MINATAR_FRAME, flat_width, image_kind
 
 
-def conv_body(convs: list[nn.Module], conv_features: int, fc_units: int | None) -> tuple[nn.Sequential, int]:
-    """Convolutions, flattened, then `fc_units` ReLU units (None leaves the conv features for a dueling
-    head's own streams); returns the body and its output width."""
+def conv_body(convs: list[nn.Module], in_shape: Sequence[int], fc_units: int | None) -> tuple[nn.Sequential, int]:
+    """Convolutions on (C, H, W) inputs, flattened, then `fc_units` ReLU units (None leaves the conv features
+    for a dueling head's own streams); returns the body and its output width."""
+    conv_features = flat_width(convs, in_shape)
     layers = [*convs, nn.Flatten()]
     if fc_units:
         layers += [nn.Linear(conv_features, fc_units), nn.ReLU()]
@@ -22,15 +23,16 @@ def conv_body(convs: list[nn.Module], conv_features: int, fc_units: int | None) 
 
 
 class NatureCNN(nn.Module):
-    """The DQN torso; takes uint8 frame stacks and scales them here so replay stays uint8."""
+    """The DQN torso; takes uint8 frame stacks and scales them here so replay stays uint8. On the papers' 84x84
+    frames the convolutions give 64 x 7 x 7 features; on smaller frames fewer (42x42: 64 x 1 x 1)."""
 
-    def __init__(self, in_channels: int = 4, fc_units: int | None = 512):
+    def __init__(self, in_channels: int = 4, fc_units: int | None = 512, frame: Sequence[int] = ATARI_FRAME):
         super().__init__()
         self.body, self.out_features = conv_body([
             nn.Conv2d(in_channels, 32, 8, stride=4), nn.ReLU(),
             nn.Conv2d(32, 64, 4, stride=2), nn.ReLU(),
             nn.Conv2d(64, 64, 3, stride=1), nn.ReLU(),
-        ], 64 * 7 * 7, fc_units)
+        ], (in_channels, *frame), fc_units)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.body(x.float() / 255.0)
@@ -43,7 +45,7 @@ class MinAtarCNN(nn.Module):
     def __init__(self, in_channels: int, fc_units: int | None = 128):
         super().__init__()
         self.body, self.out_features = conv_body([nn.Conv2d(in_channels, 16, 3, stride=1), nn.ReLU()],
-                                                 16 * 8 * 8, fc_units)
+                                                 (in_channels, *MINATAR_FRAME), fc_units)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.body(x.float())
@@ -107,16 +109,16 @@ class QNetwork(nn.Module):
 
 def make_q_network(obs_shape: Sequence[int], num_actions: int, *, dueling: bool = True,
                    hidden: Sequence[int] = (128, 128)) -> QNetwork:
-    """Nature CNN for Atari stacks (C, 84, 84), the MinAtar network for (C, 10, 10), MLP for vectors.
+    """Nature CNN for Atari stacks (C, 84, 84) or smaller frames, the MinAtar network for (C, 10, 10), MLP for vectors.
     Dueling on Atari: the conv features feed two 512-unit streams (value, advantage), as in Wang et al.
     (2016). Dueling on MinAtar: the paper's network up to its 128 units, then the two linear heads
     aggregated (two 128-unit streams would double the fully connected work, the learner's main cost)."""
     kind = image_kind(obs_shape)
     if kind == "atari":
         if dueling:
-            cnn = NatureCNN(obs_shape[0], fc_units=None)
+            cnn = NatureCNN(obs_shape[0], fc_units=None, frame=obs_shape[1:])
             return QNetwork(cnn, DuelingHead(cnn.out_features, num_actions, hidden=512))
-        cnn = NatureCNN(obs_shape[0])
+        cnn = NatureCNN(obs_shape[0], frame=obs_shape[1:])
         return QNetwork(cnn, nn.Linear(cnn.out_features, num_actions))
     torso = MinAtarCNN(obs_shape[0]) if kind == "minatar" else MLP(int(torch.Size(obs_shape).numel()), hidden)
     head = DuelingHead(torso.out_features, num_actions) if dueling else nn.Linear(torso.out_features, num_actions)

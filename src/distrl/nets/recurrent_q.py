@@ -27,7 +27,7 @@ class RecurrentQNetwork(nn.Module):
         super().__init__()
         kind = image_kind(obs_shape)
         if kind == "atari":
-            self.torso: nn.Module = NatureCNN(obs_shape[0], fc_units=None)
+            self.torso: nn.Module = NatureCNN(obs_shape[0], fc_units=None, frame=obs_shape[1:])
             head_hidden = 512 if head_hidden is None else head_hidden
         elif kind == "minatar":
             self.torso = MinAtarCNN(obs_shape[0])

@@ -55,7 +55,7 @@ class A3C(Hooks):
 
     def __init__(self, cfg: A3CConfig):
         self.cfg = cfg
-        probe = make_env(cfg.env, "eval")
+        probe = make_env(cfg.env, "eval", screen_size=cfg.screen_size)
         try:
             self.obs_shape = observation_shape(probe.observation_space, cfg.env)
             self.action_space = probe.action_space
@@ -162,7 +162,7 @@ class A3C(Hooks):
             return make_policy_value_net(self.obs_shape, self.action_space, cfg.net.hidden, lstm=cfg.net.lstm,
                                          activation=cfg.net.activation)
         if image_kind(self.obs_shape) == "atari":  # the paper's Q methods use A3C's network, not DQN's
-            torso = A3CCNN(self.obs_shape[0], activation=cfg.net.activation)
+            torso = A3CCNN(self.obs_shape[0], activation=cfg.net.activation, frame=self.obs_shape[1:])
             return QNetwork(torso, torch.nn.Linear(torso.out_features, self.num_actions()))
         return make_q_network(self.obs_shape, self.num_actions(), dueling=False, hidden=cfg.net.hidden)
 
@@ -210,7 +210,8 @@ class A3C(Hooks):
         cap = cfg.max_episode_frames if self.atari else None
         q_method = cfg.algo != "a3c"
         return ActorLearner(
-            lambda: make_env(cfg.env, "train", seed=seed, max_episode_frames=cap), self.make_net(), store,
+            lambda: make_env(cfg.env, "train", seed=seed, max_episode_frames=cap, screen_size=cfg.screen_size),
+            self.make_net(), store,
             algo=cfg.algo, t_max=cfg.rl.t_max, gamma=cfg.rl.gamma, entropy_beta=cfg.rl.entropy_beta,
             value_coef=cfg.rl.value_coef, grad_clip=cfg.rl.grad_clip, reward_scale=cfg.rl.reward_scale,
             reduction=cfg.rl.reduction,

@@ -68,9 +68,11 @@ class Apex:
         k = cfg.actor.envs_per_actor
 
         def env_fn(j: int) -> gym.Env:
-            return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)
+            return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap,
+                            screen_size=cfg.screen_size)
 
-        envs = AtariVector(cfg.env, k, seed=seed * 1000, max_episode_frames=cap) if cfg.actor.vector_env else None
+        envs = (AtariVector(cfg.env, k, seed=seed * 1000, max_episode_frames=cap, screen_size=cfg.screen_size)
+                if cfg.actor.vector_env else None)
         # The lowest epsilon of all is the last env of the last actor: its returns get their own column.
         return Actor(env_fn, self.make_net(), self.actor_epsilons(index), sink=sink, source=source, envs=envs,
                      epsilon_schedule=self.epsilon_schedule(index),

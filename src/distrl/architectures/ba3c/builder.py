@@ -128,7 +128,8 @@ class BA3C(Hooks):
         cfg, w, seed = self.cfg, self.cfg.worker, self.seeds.workers[index] % 2**31
         cap = cfg.max_episode_frames if self.env.atari else None
         return BatchedWorker(
-            lambda i: make_env(cfg.env, "train", seed=seed + i, max_episode_frames=cap), w.n_sim, self.make_net(),
+            lambda i: make_env(cfg.env, "train", seed=seed + i, max_episode_frames=cap, screen_size=cfg.screen_size),
+            w.n_sim, self.make_net(),
             t_max=w.t_max, batch_size=w.batch_size, gamma=cfg.rl.gamma, entropy_beta=cfg.rl.entropy_beta,
             value_coef=cfg.rl.value_coef, grad_clip=cfg.rl.grad_clip, reward_scale=cfg.rl.reward_scale,
             frame_skip=self.env.frame_skip, seed=seed)

@@ -65,7 +65,7 @@ class DQN:
 
         def env_fn(j: int) -> gym.Env:
             return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cfg.max_episode_frames
-                            if env.atari else None)
+                            if env.atari else None, screen_size=cfg.screen_size)
 
         return Actor(env_fn, self.make_net(), [final] * k, sink=sink, source=source, n_step=cfg.learner.n_step,
                      gamma=cfg.learner.gamma, flush_size=cfg.actor.flush_size, pull_every=cfg.actor.pull_every,

@@ -185,7 +185,8 @@ class Gorila(Hooks):
         cap = cfg.max_episode_frames if self.env.atari else None
 
         def env_fn(j: int) -> gym.Env:
-            return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap)
+            return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap,
+                            screen_size=cfg.screen_size)
 
         return Actor(env_fn, self.make_net(), [cfg.actor.epsilon_start], sink=sink,
                      source=source or ParamServerSource(ps, self.make_net()), n_step=cfg.learner.n_step,

@@ -72,7 +72,8 @@ class R2D2:
         cap = cfg.max_episode_frames if self.env.atari else None
 
         def env_fn(j: int) -> gym.Env:  # unclipped rewards, and a lost life is no episode end (the paper's protocol)
-            return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap, clip_rewards=False)
+            return make_env(cfg.env, "train", seed=seed * 1000 + j, max_episode_frames=cap, clip_rewards=False,
+                            screen_size=cfg.screen_size)
 
         le = cfg.learner
         return RecurrentActor(env_fn, self.make_net(), actor_epsilons(cfg, index), sink=sink, source=source,
