@@ -220,7 +220,8 @@ def export(run_dir: str | Path, *, format: str = "torchscript", out: str | Path 
     path = Path(out) if out is not None else Path(cfg.run_dir) / f"policy{FORMATS[format]}"
     about = {"distrl": __version__, "architecture": cfg.architecture, "checkpoint": policy.checkpoint,
              "updates": policy.updates}
-    sidecar = export_policy(policy, make_env(cfg.env, "eval", seed=0, screen_size=cfg.screen_size), str(cfg.env), format, path, about)
+    probe = make_env(cfg.env, "eval", seed=0, screen_size=cfg.screen_size)
+    sidecar = export_policy(policy, probe, str(cfg.env), format, path, about)
     if out is None and is_uri(run_dir):  # beside the run, where it is
         store_for(str(run_dir)).push()
     return {"file": _where(run_dir, path), "about": _where(run_dir, sidecar)}

@@ -25,7 +25,8 @@ class Evaluator:
 
     def __init__(self, env_id: str, net: nn.Module, *, episodes: int = 20, epsilon: float = 0.001,
                  seed: int = 0, max_episode_frames: int | None = None, policy: str = "q",
-                 video_dir: str | Path | None = None, video_every: int = 0, together: int = 1, screen_size: int = 84):
+                 video_dir: str | Path | None = None, video_every: int = 0, together: int = 1,
+                 screen_size: int = 84):
         self.env_id, self.net, self.policy = env_id, net, Policy(net, policy)
         self.episodes, self.epsilon, self.seed, self.together = episodes, epsilon, seed, together
         self.max_episode_frames, self.screen_size = max_episode_frames, screen_size

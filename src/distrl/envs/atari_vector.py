@@ -2,8 +2,8 @@
 
 An Ape-X actor spends about 0.9 ms of Python per agent step in Gymnasium's wrapper chain (bench/acting_cost.py);
 ale-py's AtariVectorEnv does the same preprocessing in C++ threads (frame skip 4 with the max of the last two
-frames, grayscale, 84x84 (or `screen_size`) by area), 1.35x faster on one thread and 2.4x on two. What it does differently is
-redone here, so that a game's observations, rewards and infos are make_env's:
+frames, grayscale, 84x84 (or `screen_size`) by area), 1.35x faster on one thread and 2.4x on two. What it does
+differently is redone here, so that a game's observations, rewards and infos are make_env's:
 - the frame stack is kept here (ale-py pads a new episode's stack with zeros, Gymnasium with the first frame);
 - rewards are clipped here in "train" mode, and info["episode"] holds the raw return and length;
 - info["life_loss"] flags a lost life (a training aid: the game goes on), also on the step a time limit cuts;

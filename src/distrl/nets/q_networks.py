@@ -109,7 +109,8 @@ class QNetwork(nn.Module):
 
 def make_q_network(obs_shape: Sequence[int], num_actions: int, *, dueling: bool = True,
                    hidden: Sequence[int] = (128, 128)) -> QNetwork:
-    """Nature CNN for Atari stacks (C, 84, 84) or smaller frames, the MinAtar network for (C, 10, 10), MLP for vectors.
+    """Nature CNN for Atari stacks (C, 84, 84) or smaller frames, the MinAtar network for (C, 10, 10), MLP for
+    vectors.
     Dueling on Atari: the conv features feed two 512-unit streams (value, advantage), as in Wang et al.
     (2016). Dueling on MinAtar: the paper's network up to its 128 units, then the two linear heads
     aggregated (two 128-unit streams would double the fully connected work, the learner's main cost)."""
