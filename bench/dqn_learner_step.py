@@ -1,6 +1,6 @@
 """The DQN learner's step in float32 and with the CPU levers of issues 34 and 59: DQNLearner.step (double Q,
 Adam, the dueling network) on Pong's 4x84x84 stacks at DQN's batch 32, the 2-core plan's 64 and the paper's 512,
-on 4x42x42 stacks at 64 (`screen_size=42`), and on MinAtar Breakout's 4x10x10 frames at apex-minatar's 128; one
+on 4x42x42 and 4x64x64 stacks at 64 (`screen_size`), and on MinAtar Breakout's 4x10x10 frames at apex-minatar's 128; one
 thread, random batches (an update's cost does not depend on what it learns). The levers, alone and together:
 - `bf16`: `learner.bf16`, bfloat16 autocast. Fast only on a CPU with bf16 units (AVX512-BF16 or AMX);
   elsewhere it can be slower than float32.
@@ -15,6 +15,8 @@ thread, random batches (an update's cost does not depend on what it learns). The
   them), reward, discount, action and weights as arrays, which the step copies from pageable memory, each
   copy synchronous; the H200 Pong profile (issue 59) had 19% of the update in that conversion. `--device
   cuda` times the step on a GPU (a lease's check).
+- `single-q`: `learner.double_q=false`, the target network alone picks and values the next action, which drops
+  the online network's forward pass on the next frames (one of the step's three).
 
     .venv/bin/python -m bench.dqn_learner_step                  # every shape, float32 and bf16, 3 rounds
     .venv/bin/python -m bench.dqn_learner_step --shapes pong-b64 \
@@ -46,12 +48,13 @@ SHAPES = {  # name: (obs shape, actions, batch)
     "pong-b32": ((4, 84, 84), 6, 32),  # DQN's batch: the 2-core plan's batch lever (issue 59)
     "pong-b64": ((4, 84, 84), 6, 64),
     "pong42-b64": ((4, 42, 42), 6, 64),  # screen_size=42 (universe-starter-agent's frames): the frame lever (issue 59)
+    "pong64-b64": ((4, 64, 64), 6, 64),  # screen_size=64 (DreamerV3's Atari frames): Nature CNN keeps 4x4 positions (issue 59)
     "pong-b512": ((4, 84, 84), 6, 512),
     "minatar-b128": ((4, 10, 10), 3, 128),
 }
 
 
-LEVERS = ("bf16", "channels-last", "compile", "fused-adam", "staged")
+LEVERS = ("bf16", "channels-last", "compile", "fused-adam", "staged", "single-q")
 
 
 def case(shape: str, variant: str, device: str = "cpu"):
@@ -61,7 +64,8 @@ def case(shape: str, variant: str, device: str = "cpu"):
         raise SystemExit(f"unknown lever(s) in {variant!r}: choose float32 or a '+' of {', '.join(LEVERS)}")
     torch.manual_seed(0)
     learner = DQNLearner(make_q_network(obs_shape, actions), LearnerConfig(batch_size=b, optimizer="adam",
-                                                                        fused_adam="fused-adam" in levers),
+                                                                        fused_adam="fused-adam" in levers,
+                                                                        double_q="single-q" not in levers),
                          device=device, bf16="bf16" in levers, channels_last="channels-last" in levers)
     if "compile" in levers:  # the optimizer keeps the same parameters: a compiled module wraps, it does not copy
         learner.online, learner.target = torch.compile(learner.online), torch.compile(learner.target)
