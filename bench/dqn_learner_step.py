@@ -48,7 +48,7 @@ SHAPES = {  # name: (obs shape, actions, batch)
     "pong-b32": ((4, 84, 84), 6, 32),  # DQN's batch: the 2-core plan's batch lever (issue 59)
     "pong-b64": ((4, 84, 84), 6, 64),
     "pong42-b64": ((4, 42, 42), 6, 64),  # screen_size=42 (universe-starter-agent's frames): the frame lever (issue 59)
-    "pong64-b64": ((4, 64, 64), 6, 64),  # screen_size=64 (DreamerV3's Atari frames): Nature CNN keeps 4x4 positions (issue 59)
+    "pong64-b64": ((4, 64, 64), 6, 64),  # screen_size=64 (DreamerV3's frames): Nature CNN keeps 4x4 positions
     "pong-b512": ((4, 84, 84), 6, 512),
     "minatar-b128": ((4, 10, 10), 3, 128),
 }
