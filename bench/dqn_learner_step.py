@@ -1,7 +1,8 @@
 """The DQN learner's step in float32 and with the CPU levers of issues 34 and 59: DQNLearner.step (double Q,
 Adam, the dueling network) on Pong's 4x84x84 stacks at DQN's batch 32, the 2-core plan's 64 and the paper's 512,
-on 4x42x42 and 4x64x64 stacks at 64 (`screen_size`), and on MinAtar Breakout's 4x10x10 frames at apex-minatar's 128; one
-thread, random batches (an update's cost does not depend on what it learns). The levers, alone and together:
+on 4x42x42 and 4x64x64 stacks at 64 (`screen_size`; at 42x42 also universe-starter-agent's torso, `pong42u-b64`),
+and on MinAtar Breakout's 4x10x10 frames at apex-minatar's 128; one thread, random batches (an update's cost does
+not depend on what it learns). The levers, alone and together:
 - `bf16`: `learner.bf16`, bfloat16 autocast. Fast only on a CPU with bf16 units (AVX512-BF16 or AMX);
   elsewhere it can be slower than float32.
 - `channels-last`: `learner.channels_last`, both networks' weights in torch.channels_last, so oneDNN's
@@ -38,6 +39,7 @@ import torch
 from bench import results
 from bench.machine import versions
 from bench.runs import command_line
+from bench.small_frame_net import universe_q
 from bench.timing import alternating_rates
 from distrl.components.learner import DQNLearner
 from distrl.components.staging import DeviceStager
@@ -48,11 +50,14 @@ SHAPES = {  # name: (obs shape, actions, batch)
     "pong-b32": ((4, 84, 84), 6, 32),  # DQN's batch: the 2-core plan's batch lever (issue 59)
     "pong-b64": ((4, 84, 84), 6, 64),
     "pong42-b64": ((4, 42, 42), 6, 64),  # screen_size=42 (universe-starter-agent's frames): the frame lever (issue 59)
+    "pong42u-b64": ((4, 42, 42), 6, 64),  # the same frames, universe-starter-agent's torso (bench/small_frame_net.py)
     "pong64-b64": ((4, 64, 64), 6, 64),  # screen_size=64 (DreamerV3's frames): Nature CNN keeps 4x4 positions
     "pong-b512": ((4, 84, 84), 6, 512),
     "minatar-b128": ((4, 10, 10), 3, 128),
 }
 
+
+NETWORKS = {"pong42u-b64": universe_q}  # a shape's network where it is not distrl's own (make_q_network)
 
 LEVERS = ("bf16", "channels-last", "compile", "fused-adam", "staged", "single-q")
 
@@ -63,9 +68,9 @@ def case(shape: str, variant: str, device: str = "cpu"):
     if levers - set(LEVERS):
         raise SystemExit(f"unknown lever(s) in {variant!r}: choose float32 or a '+' of {', '.join(LEVERS)}")
     torch.manual_seed(0)
-    learner = DQNLearner(make_q_network(obs_shape, actions), LearnerConfig(batch_size=b, optimizer="adam",
-                                                                        fused_adam="fused-adam" in levers,
-                                                                        double_q="single-q" not in levers),
+    network = NETWORKS.get(shape, make_q_network)(obs_shape, actions)
+    learner = DQNLearner(network, LearnerConfig(batch_size=b, optimizer="adam", fused_adam="fused-adam" in levers,
+                                                double_q="single-q" not in levers),
                          device=device, bf16="bf16" in levers, channels_last="channels-last" in levers)
     if "compile" in levers:  # the optimizer keeps the same parameters: a compiled module wraps, it does not copy
         learner.online, learner.target = torch.compile(learner.online), torch.compile(learner.target)

@@ -1,5 +1,6 @@
 """bench/dqn_learner_step.py's levers cannot rot: a variant builds the learner it names and steps it."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -30,3 +31,30 @@ def test_a_staged_variant_hands_the_step_tensors_where_the_plain_one_hands_array
 def test_an_unknown_lever_is_refused_with_the_ones_there_are():
     with pytest.raises(SystemExit, match="bf16, channels-last, compile"):
         dqn_learner_step.case("minatar-b128", "bf16+fp8")
+
+
+def test_a_single_q_variant_drops_the_online_networks_pass_on_the_next_frames(monkeypatch):
+    built = []
+    original = dqn_learner_step.DQNLearner
+    monkeypatch.setattr(dqn_learner_step, "DQNLearner", lambda *a, **k: built.append(original(*a, **k)) or built[-1])
+    passes = {}
+    for variant in ("float32", "single-q"):
+        run = dqn_learner_step.case("minatar-b128", variant)
+        passes[variant] = 0
+        built[-1].online.register_forward_hook(lambda *_, v=variant: passes.__setitem__(v, passes[v] + 1))
+        run(1)
+    assert passes == {"float32": 2, "single-q": 1}  # double Q: the online network on obs and on next_obs
+
+
+def test_the_small_frame_contender_is_universe_starter_agents_torso_under_a_dueling_head():
+    """Four 3x3 stride-2 convolutions of 32 with SAME padding: 42 -> 21 -> 11 -> 6 -> 3, so 3 x 3 x 32 = 288
+    features, as universe-starter-agent's flattened torso; the shape's learner steps on it."""
+    from gymnasium import spaces
+
+    from bench.small_frame_net import universe_q_network
+
+    net = universe_q_network(spaces.Box(0, 255, (4, 42, 42), np.uint8), spaces.Discrete(6))
+    assert net.torso.out_features == 288
+    assert [m.out_features for m in net.head.advantage if isinstance(m, torch.nn.Linear)] == [256, 6]
+    assert net(torch.zeros(2, 4, 42, 42, dtype=torch.uint8)).shape == (2, 6)
+    dqn_learner_step.case("pong42u-b64", "float32")(1)
