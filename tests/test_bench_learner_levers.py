@@ -3,14 +3,23 @@
 import numpy as np
 import pytest
 import torch
+from gymnasium import spaces
 
 from bench import dqn_learner_step
+from bench.small_frame_net import universe_q_network
 
 
-def test_a_channels_last_bf16_variant_steps_a_learner_whose_conv_weights_are_nhwc(monkeypatch):
-    built = []
+@pytest.fixture
+def built(monkeypatch):
+    """The learners the bench's cases build, in order."""
+    learners = []
     original = dqn_learner_step.DQNLearner
-    monkeypatch.setattr(dqn_learner_step, "DQNLearner", lambda *a, **k: built.append(original(*a, **k)) or built[-1])
+    monkeypatch.setattr(dqn_learner_step, "DQNLearner",
+                        lambda *a, **k: learners.append(original(*a, **k)) or learners[-1])
+    return learners
+
+
+def test_a_channels_last_bf16_variant_steps_a_learner_whose_conv_weights_are_nhwc(built):
     run = dqn_learner_step.case("minatar-b128", "channels-last+bf16")
     run(2)
     (learner,) = built
@@ -33,10 +42,7 @@ def test_an_unknown_lever_is_refused_with_the_ones_there_are():
         dqn_learner_step.case("minatar-b128", "bf16+fp8")
 
 
-def test_a_single_q_variant_drops_the_online_networks_pass_on_the_next_frames(monkeypatch):
-    built = []
-    original = dqn_learner_step.DQNLearner
-    monkeypatch.setattr(dqn_learner_step, "DQNLearner", lambda *a, **k: built.append(original(*a, **k)) or built[-1])
+def test_a_single_q_variant_drops_the_online_networks_pass_on_the_next_frames(built):
     passes = {}
     for variant in ("float32", "single-q"):
         run = dqn_learner_step.case("minatar-b128", variant)
@@ -49,10 +55,6 @@ def test_a_single_q_variant_drops_the_online_networks_pass_on_the_next_frames(mo
 def test_the_small_frame_contender_is_universe_starter_agents_torso_under_a_dueling_head():
     """Four 3x3 stride-2 convolutions of 32 with SAME padding: 42 -> 21 -> 11 -> 6 -> 3, so 3 x 3 x 32 = 288
     features, as universe-starter-agent's flattened torso; the shape's learner steps on it."""
-    from gymnasium import spaces
-
-    from bench.small_frame_net import universe_q_network
-
     net = universe_q_network(spaces.Box(0, 255, (4, 42, 42), np.uint8), spaces.Discrete(6))
     assert net.torso.out_features == 288
     assert [m.out_features for m in net.head.advantage if isinstance(m, torch.nn.Linear)] == [256, 6]
